@@ -1,0 +1,229 @@
+package adaptation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// Version is the NRI version nrikit announces to plugins in Configure.
+const Version = "v0.12.5"
+
+// SyncFn lists the runtime's pods and containers and hands them to cb. It is
+// called once for every plugin that joins.
+type SyncFn func(ctx context.Context, cb SyncCB) error
+
+// SyncCB synchronizes one plugin with the given state and returns the
+// plugin's updates for the runtime to apply.
+type SyncCB func(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error)
+
+// UpdateFn applies container updates that a plugin asked for on its own, and
+// returns those that failed.
+type UpdateFn func(ctx context.Context, updates []*api.ContainerUpdate) ([]*api.ContainerUpdate, error)
+
+// Adaptation is the runtime side of NRI. Create it with New.
+type Adaptation struct {
+	runtimeName    string
+	runtimeVersion string
+	syncFn         SyncFn
+	updateFn       UpdateFn
+	opts           options
+	log            *logrus.Entry
+
+	registry     registry
+	barrier      sync.RWMutex // events share it; a synchronizing plugin takes it alone
+	deprecations deprecations
+	lifecycle    lifecycle
+
+	mu       sync.Mutex // guards the fields below
+	started  bool
+	cancel   context.CancelFunc
+	listener net.Listener
+	wg       sync.WaitGroup // every goroutine the adaptation starts
+}
+
+// New creates an Adaptation. sync and update may be nil: plugins then get
+// an empty snapshot, and their unsolicited updates are all reported failed.
+func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts ...Option) (*Adaptation, error) {
+	if runtimeName == "" {
+		return nil, errors.New("nrikit: runtime name is required")
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	a := &Adaptation{
+		runtimeName:    runtimeName,
+		runtimeVersion: runtimeVersion,
+		syncFn:         sync,
+		updateFn:       update,
+		opts:           o,
+		log:            o.logger,
+	}
+	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
+	a.lifecycle.init()
+	return a, nil
+}
+
+// Start connects the built-in and pre-installed plugins and, unless
+// disabled, listens for external ones. It returns once the built-in and
+// pre-installed plugins have joined or been dropped.
+func (a *Adaptation) Start(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.started {
+		return ErrAlreadyStarted
+	}
+	a.registry.open()
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	a.cancel = cancel
+	a.started = true
+
+	a.startBuiltins(runCtx)
+	a.startPreinstalled(runCtx)
+	if a.opts.disableConnect {
+		return nil
+	}
+	l, err := listenSocket(a.opts.socketPath)
+	if err != nil {
+		a.mu.Unlock()
+		_ = a.Stop(ctx)
+		a.mu.Lock()
+		return err
+	}
+	a.listener = l
+	a.wg.Add(1)
+	go a.acceptLoop(runCtx, l)
+	return nil
+}
+
+// Stop sends every plugin Shutdown, waits for them up to ctx's deadline
+// (DefaultShutdownGrace without one), then closes their connections;
+// launched processes get SIGTERM, then SIGKILL. Start may be called again.
+func (a *Adaptation) Stop(ctx context.Context) error {
+	a.mu.Lock()
+	if !a.started {
+		a.mu.Unlock()
+		return nil
+	}
+	a.started = false
+	cancel, l := a.cancel, a.listener
+	a.listener = nil
+	a.mu.Unlock()
+
+	cancel()
+	if l != nil {
+		_ = l.Close()
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var done context.CancelFunc
+		ctx, done = context.WithTimeout(ctx, DefaultShutdownGrace)
+		defer done()
+	}
+	a.shutdownAll(ctx, a.registry.drain(), "runtime shutting down")
+	a.wg.Wait()
+	a.opts.metrics.PluginCount(0)
+	return nil
+}
+
+func (a *Adaptation) shutdownAll(ctx context.Context, plugins []*plugin, reason string) {
+	var wg sync.WaitGroup
+	for _, p := range plugins {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.lifecycle.forget(p)
+			a.deprecations.forget(p)
+			p.shutdown(ctx, reason, a.opts.request)
+		}()
+	}
+	wg.Wait()
+}
+
+// PluginInfo describes one active plugin, for operators.
+type PluginInfo struct {
+	Plugin        string        `json:"plugin"`
+	Index         string        `json:"index"`
+	Name          string        `json:"name"`
+	Kind          string        `json:"kind"`
+	Events        string        `json:"events"`
+	PID           int           `json:"pid,omitempty"`
+	FailurePolicy FailurePolicy `json:"failure_policy"`
+	StateChange   bool          `json:"state_change"`
+}
+
+// Plugins lists the active plugins in dispatch order.
+func (a *Adaptation) Plugins() []PluginInfo {
+	var out []PluginInfo
+	for _, p := range a.registry.snapshot() {
+		out = append(out, PluginInfo{
+			Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(),
+			Events: p.events.String(), PID: p.conn.pid(), FailurePolicy: p.policy,
+			StateChange: p.compat.stateChange.Load(),
+		})
+	}
+	return out
+}
+
+// Deprecations lists the deprecated behaviour of the connected plugins.
+func (a *Adaptation) Deprecations() []PluginDeprecation {
+	return a.deprecations.list()
+}
+
+// acceptLoop handshakes every external connection on its own goroutine, so
+// that a slow or silent client cannot delay the others.
+func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
+	defer a.wg.Done()
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			a.log.WithError(err).Warn("nrikit: accepting a plugin connection failed")
+			if !waitOrDone(ctx, 50*time.Millisecond) {
+				return
+			}
+			continue
+		}
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			a.logPhaseError(a.connectSocket(ctx, conn, nil, nil))
+		}()
+	}
+}
+
+// waitOrDone waits d unless ctx ends first; it reports whether ctx is alive.
+func waitOrDone(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (a *Adaptation) logPhaseError(err error) {
+	if err == nil {
+		return
+	}
+	var perr *PluginError
+	if errors.As(err, &perr) {
+		a.log.WithFields(logrus.Fields{"plugin": perr.Plugin, "phase": perr.Op, "error": perr.Err.Error()}).
+			Warn(fmt.Sprintf("nrikit: plugin dropped during %s", perr.Op))
+		return
+	}
+	a.log.WithError(err).Warn("nrikit: plugin connection failed")
+}

@@ -1,0 +1,153 @@
+package adaptation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// BuiltinPlugin is an in-process plugin: a Go value serving the Plugin
+// service, ordered with the other plugins by Index and Name.
+type BuiltinPlugin struct {
+	Index   string
+	Name    string
+	Config  string // handed to it in Configure
+	Handler api.PluginService
+}
+
+func (b BuiltinPlugin) validate() error {
+	if err := api.ValidatePluginIdentity(b.Index, b.Name); err != nil {
+		return err
+	}
+	if b.Handler == nil {
+		return fmt.Errorf("nrikit: builtin plugin %s has no handler", api.PluginID(b.Index, b.Name))
+	}
+	return nil
+}
+
+func (a *Adaptation) startBuiltins(ctx context.Context) {
+	for _, b := range a.opts.builtins {
+		p := newPlugin(b.Index, b.Name, kindBuiltin, inProcess{b.Handler}, inProcessConn{}, a.log)
+		p.config = b.Config
+		a.logPhaseError(a.handshake(ctx, p))
+	}
+}
+
+// inProcessConn is the connection of an in-process plugin: nothing to lose
+// or close.
+type inProcessConn struct{}
+
+func (inProcessConn) lost() <-chan struct{}  { return nil }
+func (inProcessConn) close()                 {}
+func (inProcessConn) stop(ctx context.Context) {}
+func (inProcessConn) pid() int               { return 0 }
+
+// inProcess calls an in-process handler as if it were remote: on a copy of
+// the request, bounded by the call's deadline, and with a panic turned into
+// an error, so a built-in plugin is held to the same rules as the others.
+type inProcess struct{ h api.PluginService }
+
+// errHandlerPanic marks a panic in an in-process handler.
+var errHandlerPanic = errors.New("nrikit: in-process plugin panicked")
+
+func callInProcess[Req proto.Message, Rsp any](ctx context.Context, fn func(context.Context, Req) (Rsp, error), req Req) (Rsp, error) {
+	type result struct {
+		rsp Rsp
+		err error
+	}
+	done := make(chan result, 1)
+	req = proto.Clone(req).(Req)
+	go func() {
+		var r result
+		defer func() {
+			if v := recover(); v != nil {
+				r.err = fmt.Errorf("%w: %v", errHandlerPanic, v)
+			}
+			done <- r
+		}()
+		r.rsp, r.err = fn(ctx, req)
+	}()
+	select {
+	case r := <-done:
+		return r.rsp, r.err
+	case <-ctx.Done():
+		var none Rsp
+		return none, context.Cause(ctx)
+	}
+}
+
+func (p inProcess) Configure(ctx context.Context, r *api.ConfigureRequest) (*api.ConfigureResponse, error) {
+	return callInProcess(ctx, p.h.Configure, r)
+}
+
+func (p inProcess) Synchronize(ctx context.Context, r *api.SynchronizeRequest) (*api.SynchronizeResponse, error) {
+	return callInProcess(ctx, p.h.Synchronize, r)
+}
+
+func (p inProcess) Shutdown(ctx context.Context, r *api.ShutdownRequest) (*api.Empty, error) {
+	return callInProcess(ctx, p.h.Shutdown, r)
+}
+
+func (p inProcess) RunPodSandbox(ctx context.Context, r *api.RunPodSandboxRequest) (*api.RunPodSandboxResponse, error) {
+	return callInProcess(ctx, p.h.RunPodSandbox, r)
+}
+
+func (p inProcess) UpdatePodSandbox(ctx context.Context, r *api.UpdatePodSandboxRequest) (*api.UpdatePodSandboxResponse, error) {
+	return callInProcess(ctx, p.h.UpdatePodSandbox, r)
+}
+
+func (p inProcess) PostUpdatePodSandbox(ctx context.Context, r *api.PostUpdatePodSandboxRequest) (*api.PostUpdatePodSandboxResponse, error) {
+	return callInProcess(ctx, p.h.PostUpdatePodSandbox, r)
+}
+
+func (p inProcess) StopPodSandbox(ctx context.Context, r *api.StopPodSandboxRequest) (*api.StopPodSandboxResponse, error) {
+	return callInProcess(ctx, p.h.StopPodSandbox, r)
+}
+
+func (p inProcess) RemovePodSandbox(ctx context.Context, r *api.RemovePodSandboxRequest) (*api.RemovePodSandboxResponse, error) {
+	return callInProcess(ctx, p.h.RemovePodSandbox, r)
+}
+
+func (p inProcess) CreateContainer(ctx context.Context, r *api.CreateContainerRequest) (*api.CreateContainerResponse, error) {
+	return callInProcess(ctx, p.h.CreateContainer, r)
+}
+
+func (p inProcess) PostCreateContainer(ctx context.Context, r *api.PostCreateContainerRequest) (*api.PostCreateContainerResponse, error) {
+	return callInProcess(ctx, p.h.PostCreateContainer, r)
+}
+
+func (p inProcess) StartContainer(ctx context.Context, r *api.StartContainerRequest) (*api.StartContainerResponse, error) {
+	return callInProcess(ctx, p.h.StartContainer, r)
+}
+
+func (p inProcess) PostStartContainer(ctx context.Context, r *api.PostStartContainerRequest) (*api.PostStartContainerResponse, error) {
+	return callInProcess(ctx, p.h.PostStartContainer, r)
+}
+
+func (p inProcess) UpdateContainer(ctx context.Context, r *api.UpdateContainerRequest) (*api.UpdateContainerResponse, error) {
+	return callInProcess(ctx, p.h.UpdateContainer, r)
+}
+
+func (p inProcess) PostUpdateContainer(ctx context.Context, r *api.PostUpdateContainerRequest) (*api.PostUpdateContainerResponse, error) {
+	return callInProcess(ctx, p.h.PostUpdateContainer, r)
+}
+
+func (p inProcess) StopContainer(ctx context.Context, r *api.StopContainerRequest) (*api.StopContainerResponse, error) {
+	return callInProcess(ctx, p.h.StopContainer, r)
+}
+
+func (p inProcess) RemoveContainer(ctx context.Context, r *api.RemoveContainerRequest) (*api.RemoveContainerResponse, error) {
+	return callInProcess(ctx, p.h.RemoveContainer, r)
+}
+
+func (p inProcess) StateChange(ctx context.Context, r *api.StateChangeEvent) (*api.Empty, error) {
+	return callInProcess(ctx, p.h.StateChange, r)
+}
+
+func (p inProcess) ValidateContainerAdjustment(ctx context.Context, r *api.ValidateContainerAdjustmentRequest) (*api.ValidateContainerAdjustmentResponse, error) {
+	return callInProcess(ctx, p.h.ValidateContainerAdjustment, r)
+}

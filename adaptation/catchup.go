@@ -1,0 +1,63 @@
+package adaptation
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// catchUp records what p learned from its snapshot and then tells it, by a
+// RunPodSandbox, of every pod whose fan-out finished before p joined but
+// that the snapshot missed or listed as still being created. It runs under
+// the event barrier, before p joins, so it comes before any other event for
+// those pods.
+func (a *Adaptation) catchUp(ctx context.Context, p *plugin, pods []*api.PodSandbox, ctrs []*api.Container) error {
+	for _, pod := range a.lifecycle.synced(p, pods, ctrs) {
+		err := p.invoke(ctx, a.opts.request, func(ctx context.Context) error {
+			_, err := callPlugin(ctx, a, p, api.Event_RUN_POD_SANDBOX, &api.RunPodSandboxRequest{Pod: pod}, api.PluginService.RunPodSandbox)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// synced marks what p's snapshot announced, and returns the pods it still
+// has to be told of, in creation order.
+func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Container) []*api.PodSandbox {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, pod := range pods {
+		if pod.GetState() == api.PodSandboxState_POD_SANDBOX_UNKNOWN || l.removed.has(pod.GetId()) {
+			continue
+		}
+		r := l.lookup(l.pods, pod.GetId(), "")
+		r.plugins[p] |= seenCreated
+	}
+	for _, ctr := range ctrs {
+		if !l.removed.has(ctr.GetId()) {
+			r := l.lookup(l.ctrs, ctr.GetId(), ctr.GetPodSandboxId())
+			r.plugins[p] |= seenCreated
+		}
+	}
+	var missed []*record
+	for _, r := range l.pods {
+		if !r.ran || r.state(p)&seenCreated != 0 {
+			continue
+		}
+		r.plugins[p] |= seenCreated
+		if p.subscribed(api.Event_RUN_POD_SANDBOX) {
+			missed = append(missed, r)
+		}
+	}
+	slices.SortFunc(missed, func(a, b *record) int { return cmp.Compare(a.seq, b.seq) })
+	out := make([]*api.PodSandbox, len(missed))
+	for i, r := range missed {
+		out[i] = r.pod
+	}
+	return out
+}

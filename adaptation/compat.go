@@ -1,0 +1,69 @@
+package adaptation
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// compatState remembers that a plugin predates the dedicated RPCs. The
+// switch is sticky: after the first Unimplemented, all nine StateChange
+// events go straight to StateChange, so detecting a legacy plugin costs one
+// extra round trip per plugin, not one per event.
+type compatState struct {
+	stateChange atomic.Bool
+}
+
+type podRequest interface{ GetPod() *api.PodSandbox }
+type containerRequest interface{ GetContainer() *api.Container }
+
+// callPlugin makes the dedicated RPC of ev, falling back to StateChange for
+// plugins that do not implement it. A response of a StateChange-relayed
+// event is the zero value: none of those events returns anything.
+func callPlugin[Req, Rsp any](ctx context.Context, a *Adaptation, p *plugin, ev api.Event, req Req, rpc rpcFunc[Req, Rsp]) (Rsp, error) {
+	var none Rsp
+	fallback := policyOf(ev).stateChange
+	if fallback && p.compat.stateChange.Load() {
+		return none, a.relayStateChange(ctx, p, ev, req)
+	}
+	rsp, err := rpc(p.svc, ctx, req)
+	if err == nil || !fallback || !isUnimplemented(err) {
+		return rsp, err
+	}
+	if p.compat.stateChange.CompareAndSwap(false, true) {
+		p.log.WithField("event", eventOp(ev)).Info("nrikit: plugin predates dedicated event RPCs; using StateChange")
+	}
+	return none, a.relayStateChange(ctx, p, ev, req)
+}
+
+// relayStateChange delivers ev through the old multiplexed call and records
+// the deprecation once it worked.
+func (a *Adaptation) relayStateChange(ctx context.Context, p *plugin, ev api.Event, req any) error {
+	sc := &api.StateChangeEvent{Event: ev}
+	if r, ok := req.(podRequest); ok {
+		sc.Pod = r.GetPod()
+	}
+	if r, ok := req.(containerRequest); ok && isContainerEvent(ev) {
+		sc.Container = r.GetContainer()
+	}
+	if _, err := p.svc.StateChange(ctx, sc); err != nil {
+		if isUnimplemented(err) {
+			return fmt.Errorf("plugin implements neither the %s RPC nor StateChange: %w", eventOp(ev), err)
+		}
+		return err
+	}
+	a.deprecations.record(ctx, p, ev)
+	return nil
+}
+
+func isContainerEvent(ev api.Event) bool {
+	switch ev {
+	case api.Event_CREATE_CONTAINER, api.Event_POST_CREATE_CONTAINER, api.Event_START_CONTAINER,
+		api.Event_POST_START_CONTAINER, api.Event_UPDATE_CONTAINER, api.Event_POST_UPDATE_CONTAINER,
+		api.Event_STOP_CONTAINER, api.Event_REMOVE_CONTAINER:
+		return true
+	}
+	return false
+}

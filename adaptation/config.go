@@ -1,0 +1,64 @@
+package adaptation
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config is the operator-facing configuration, with the keys operators
+// already write in their runtime's config file; a runtime can embed it.
+// Zero fields keep their defaults.
+type Config struct {
+	PluginPath          string        `json:"plugin_path,omitempty" toml:"plugin_path"`
+	PluginConfigPath    string        `json:"plugin_config_path,omitempty" toml:"plugin_config_path"`
+	SocketPath          string        `json:"socket_path,omitempty" toml:"socket_path"`
+	RegistrationTimeout Duration      `json:"plugin_registration_timeout,omitempty" toml:"plugin_registration_timeout"`
+	RequestTimeout      Duration      `json:"plugin_request_timeout,omitempty" toml:"plugin_request_timeout"`
+	SyncTimeout         Duration      `json:"plugin_sync_timeout,omitempty" toml:"plugin_sync_timeout"`
+	DisableConnections  bool          `json:"disable_connections,omitempty" toml:"disable_connections"`
+	FailurePolicy       FailurePolicy `json:"default_failure_policy,omitempty" toml:"default_failure_policy"`
+}
+
+// Options turns the config into options; unset fields are left out.
+func (c Config) Options() []Option {
+	var opts []Option
+	addString := func(v string, opt func(string) Option) {
+		if v != "" {
+			opts = append(opts, opt(v))
+		}
+	}
+	addDuration := func(d Duration, opt func(time.Duration) Option) {
+		if d != 0 {
+			opts = append(opts, opt(time.Duration(d)))
+		}
+	}
+	addString(c.PluginPath, WithPluginPath)
+	addString(c.PluginConfigPath, WithPluginConfigPath)
+	addString(c.SocketPath, WithSocketPath)
+	addDuration(c.RegistrationTimeout, WithRegistrationTimeout)
+	addDuration(c.RequestTimeout, WithRequestTimeout)
+	addDuration(c.SyncTimeout, WithSyncTimeout)
+	if c.DisableConnections {
+		opts = append(opts, WithDisabledExternalConnections())
+	}
+	return append(opts, WithDefaultFailurePolicy(c.FailurePolicy))
+}
+
+// Duration reads and writes Go duration strings ("5s", "1m30s") in config
+// files.
+type Duration time.Duration
+
+// MarshalText writes the duration as "5s".
+func (d Duration) MarshalText() ([]byte, error) {
+	return []byte(time.Duration(d).String()), nil
+}
+
+// UnmarshalText reads a Go duration string.
+func (d *Duration) UnmarshalText(text []byte) error {
+	v, err := time.ParseDuration(string(text))
+	if err != nil {
+		return fmt.Errorf("nrikit: bad duration %q: %w", text, err)
+	}
+	*d = Duration(v)
+	return nil
+}

@@ -1,0 +1,110 @@
+package adaptation
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// Deprecation is a kind of deprecated plugin behaviour. Values and texts are
+// the reference's, so a runtime's recorder can map them one to one.
+type Deprecation int
+
+const (
+	// DeprecatedStateChange: the plugin takes an event only through the old
+	// multiplexed StateChange call, not its dedicated RPC.
+	DeprecatedStateChange Deprecation = iota + 1
+)
+
+func (d Deprecation) String() string {
+	switch d {
+	case DeprecatedStateChange:
+		return "deprecated StateChange"
+	}
+	return "unknown deprecation"
+}
+
+// DeprecationRecorder receives deprecation warnings; it has the reference's
+// shape, so a runtime's existing recorder needs at most a type conversion.
+type DeprecationRecorder interface {
+	PluginWarning(ctx context.Context, d Deprecation, plugin, details string)
+}
+
+// PluginDeprecation is one connected plugin's deprecated behaviour, for
+// operators.
+type PluginDeprecation struct {
+	Plugin      string      `json:"plugin"`
+	Deprecation Deprecation `json:"deprecation"`
+	Events      []api.Event `json:"events"`
+	Since       time.Time   `json:"since"`
+}
+
+// deprecations records each (plugin, event) pair once.
+type deprecations struct {
+	mu       sync.Mutex
+	byPlugin map[*plugin]*PluginDeprecation
+	recorder DeprecationRecorder
+	log      *logrus.Entry
+}
+
+func (d *deprecations) record(ctx context.Context, p *plugin, ev api.Event) {
+	if !d.add(p, ev) {
+		return
+	}
+	details := "does not implement a dedicated " + ev.Name() + " RPC call"
+	d.log.WithFields(logrus.Fields{
+		"plugin":     p.id,
+		"event":      ev.Name(),
+		"deprecated": DeprecatedStateChange.String(),
+	}).Warn("nrikit: plugin uses a deprecated interface: " + details)
+	if d.recorder != nil {
+		d.recorder.PluginWarning(ctx, DeprecatedStateChange, p.id, details)
+	}
+}
+
+// add reports whether (p, ev) is new.
+func (d *deprecations) add(p *plugin, ev api.Event) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.byPlugin == nil {
+		d.byPlugin = map[*plugin]*PluginDeprecation{}
+	}
+	rec := d.byPlugin[p]
+	if rec == nil {
+		rec = &PluginDeprecation{Plugin: p.id, Deprecation: DeprecatedStateChange, Since: time.Now()}
+		d.byPlugin[p] = rec
+	}
+	if slices.Contains(rec.Events, ev) {
+		return false
+	}
+	rec.Events = append(rec.Events, ev)
+	slices.Sort(rec.Events)
+	return true
+}
+
+// forget drops a disconnected plugin's records.
+func (d *deprecations) forget(p *plugin) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.byPlugin, p)
+}
+
+func (d *deprecations) list() []PluginDeprecation {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]PluginDeprecation, 0, len(d.byPlugin))
+	for _, rec := range d.byPlugin {
+		c := *rec
+		c.Events = slices.Clone(rec.Events)
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b PluginDeprecation) int { return strings.Compare(a.Plugin, b.Plugin) })
+	return out
+}
+

@@ -1,0 +1,103 @@
+package adaptation
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// rpcFunc is one dedicated Plugin RPC, as a method expression of
+// api.PluginService (e.g. api.PluginService.CreateContainer).
+type rpcFunc[Req, Rsp any] func(api.PluginService, context.Context, Req) (Rsp, error)
+
+// relay is the one fan-out path of every event: each subscribed plugin in
+// order, one call each, then collect (if any) merges the reply. The caller
+// holds the event barrier.
+func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
+	pol := policyOf(ev)
+	if !pol.class.canFail() {
+		// Teardown and notification reach every plugin even when the caller
+		// gives up: each call is still bounded by the request timeout.
+		ctx = context.WithoutCancel(ctx)
+	}
+	for _, p := range a.registry.snapshot() {
+		// The contract advances for every plugin, subscribed or not, so that a
+		// plugin that takes only stops still gets them.
+		if !a.lifecycle.admit(p, ev, req) || !p.subscribed(ev) {
+			continue
+		}
+		err := a.deliver(ctx, pol, ev, p, func(ctx context.Context) error {
+			rsp, err := callPlugin(ctx, a, p, ev, req, rpc)
+			if err != nil || collect == nil {
+				return err
+			}
+			return collect(p, rsp)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deliver makes one plugin call and applies the event policy to its outcome.
+// It returns an error only when the operation must fail.
+func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, call func(context.Context) error) error {
+	start := time.Now()
+	err := p.invoke(ctx, a.opts.request, call)
+	if err == nil {
+		a.opts.metrics.PluginInvoked(p.id, ev, OutcomeOK, time.Since(start))
+		return nil
+	}
+	f := classify(ctx, p, err)
+	a.opts.metrics.PluginInvoked(p.id, ev, f.outcome(), time.Since(start))
+	return a.applyPolicy(ctx, pol, ev, p, f, err)
+}
+
+// applyPolicy is the event policy table's error columns (DESIGN §4).
+func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, f failure, err error) error {
+	perr := &PluginError{Plugin: p.id, Op: eventOp(ev), Err: err}
+	log := p.log.WithField("event", eventOp(ev)).WithField("error", err.Error())
+	switch f {
+	case failCanceled:
+		return fmt.Errorf("nrikit: %s canceled by the caller: %w", eventOp(ev), context.Cause(ctx))
+	case failError:
+		if pol.class.canFail() {
+			log.Warn("nrikit: plugin failed the event; the operation fails")
+			return perr
+		}
+		log.Warn("nrikit: plugin failed the event; continuing without it")
+		return nil
+	}
+	if f == failTimeout && p.policy.KeepConnected {
+		log.Warn("nrikit: plugin timed out; kept connected by its failure policy")
+	} else {
+		a.drop(p, string(f.outcome())+" during "+eventOp(ev))
+	}
+	if pol.class.canFail() && p.policy.FailRequest {
+		log.Warn("nrikit: plugin " + string(f.outcome()) + "; the operation fails by its failure policy")
+		return perr
+	}
+	log.Warn("nrikit: plugin " + string(f.outcome()) + "; continuing without it")
+	return nil
+}
+
+// drop removes p from the dispatch list and disconnects it.
+func (a *Adaptation) drop(p *plugin, why string) {
+	if a.registry.remove(p) {
+		a.opts.metrics.PluginCount(a.registry.len())
+		p.log.WithField("reason", why).Warn("nrikit: plugin dropped")
+	}
+	a.deprecations.forget(p)
+	a.lifecycle.forget(p)
+	p.close()
+}
+
+// eventBarrier is held for the whole fan-out of one event, so that no
+// fan-out is in flight while a plugin takes its synchronization snapshot.
+func (a *Adaptation) eventBarrier() (release func()) {
+	a.barrier.RLock()
+	return a.barrier.RUnlock
+}

@@ -1,0 +1,82 @@
+package adaptation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+
+	"github.com/containerd/ttrpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// Sentinel errors.
+var (
+	ErrNotStarted      = errors.New("nrikit: adaptation not started")
+	ErrAlreadyStarted  = errors.New("nrikit: adaptation already started")
+	ErrPluginClosed    = errors.New("nrikit: plugin closed")
+	ErrPluginTimeout   = errors.New("nrikit: plugin timed out")
+	ErrRejected        = errors.New("nrikit: adjustment rejected")
+	ErrBadSocketPath   = errors.New("nrikit: socket path is not a socket")
+	ErrRegistration    = errors.New("nrikit: plugin registration failed")
+	ErrUnsupportedSync = errors.New("nrikit: plugin does not handle split sync requests")
+)
+
+// PluginError is a plugin's failure of one event or handshake phase.
+type PluginError struct {
+	Plugin string // "<idx>-<name>"
+	Op     string // event name ("CreateContainer") or phase ("register", "configure", "synchronize")
+	Err    error
+}
+
+func (e *PluginError) Error() string {
+	return fmt.Sprintf("nrikit: plugin %s: %s: %v", e.Plugin, e.Op, e.Err)
+}
+
+func (e *PluginError) Unwrap() error { return e.Err }
+
+// failure is how a plugin call failed, which decides what the policy does.
+type failure int
+
+const (
+	failError    failure = iota // the plugin answered with an error
+	failTimeout                 // no answer within the deadline
+	failLost                    // the connection broke or the plugin is closed
+	failCanceled                // the caller's own context ended
+)
+
+func (f failure) outcome() Outcome {
+	return [...]Outcome{OutcomeError, OutcomeTimeout, OutcomeLost, OutcomeCanceled}[f]
+}
+
+// classify decides whose fault err is. callerCtx is the runtime's context:
+// its end is never blamed on a plugin.
+func classify(callerCtx context.Context, p *plugin, err error) failure {
+	switch {
+	case callerCtx.Err() != nil:
+		return failCanceled
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrPluginTimeout),
+		status.Code(err) == codes.DeadlineExceeded:
+		return failTimeout
+	case isConnectionError(err) || p.isClosed():
+		return failLost
+	}
+	return failError
+}
+
+func isConnectionError(err error) bool {
+	return errors.Is(err, ttrpc.ErrClosed) || errors.Is(err, ttrpc.ErrServerClosed) ||
+		errors.Is(err, ErrPluginClosed) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		status.Code(err) == codes.Unavailable
+}
+
+func isUnimplemented(err error) bool {
+	return status.Code(err) == codes.Unimplemented
+}
+
+func eventOp(e api.Event) string { return e.Name() }

@@ -1,0 +1,143 @@
+package adaptation
+
+import (
+	"context"
+
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/merge"
+)
+
+// The runtime's per-event entry points. Each is a one-liner into relay; the
+// event policy table (policy.go) decides what a failing plugin does.
+
+// RunPodSandbox relays a pod's creation.
+func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRequest) error {
+	defer a.eventBarrier()()
+	a.lifecycle.podStarting(req.GetPod())
+	err := relay(ctx, a, api.Event_RUN_POD_SANDBOX, req, api.PluginService.RunPodSandbox, nil)
+	a.lifecycle.podRan(req.GetPod(), err == nil)
+	return err
+}
+
+// UpdatePodSandbox relays a pod's resource update.
+func (a *Adaptation) UpdatePodSandbox(ctx context.Context, req *api.UpdatePodSandboxRequest) (*api.UpdatePodSandboxResponse, error) {
+	defer a.eventBarrier()()
+	err := relay(ctx, a, api.Event_UPDATE_POD_SANDBOX, req, api.PluginService.UpdatePodSandbox, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &api.UpdatePodSandboxResponse{}, nil
+}
+
+// PostUpdatePodSandbox notifies plugins of a pod's completed update.
+func (a *Adaptation) PostUpdatePodSandbox(ctx context.Context, req *api.PostUpdatePodSandboxRequest) error {
+	defer a.eventBarrier()()
+	return relay(ctx, a, api.Event_POST_UPDATE_POD_SANDBOX, req, api.PluginService.PostUpdatePodSandbox, nil)
+}
+
+// StopPodSandbox relays a pod's stop. It never fails.
+func (a *Adaptation) StopPodSandbox(ctx context.Context, req *api.StopPodSandboxRequest) error {
+	defer a.eventBarrier()()
+	return relay(ctx, a, api.Event_STOP_POD_SANDBOX, req, api.PluginService.StopPodSandbox, nil)
+}
+
+// RemovePodSandbox relays a pod's removal. It never fails.
+func (a *Adaptation) RemovePodSandbox(ctx context.Context, req *api.RemovePodSandboxRequest) error {
+	defer a.eventBarrier()()
+	a.lifecycle.stopBeforeRemove(ctx, a, req.GetPod())
+	err := relay(ctx, a, api.Event_REMOVE_POD_SANDBOX, req, api.PluginService.RemovePodSandbox, nil)
+	a.lifecycle.podRemoved(req.GetPod())
+	return err
+}
+
+// CreateContainer relays a container's creation and returns the merged
+// adjustment and updates, after validators approved them.
+func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContainerRequest) (*api.CreateContainerResponse, error) {
+	defer a.eventBarrier()()
+	a.lifecycle.containerCreating(req.GetContainer())
+	result := merge.NewCreate(req)
+	collect := func(p *plugin, rsp *api.CreateContainerResponse) error {
+		a.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
+		return result.Apply(p.id, rsp)
+	}
+	err := relay(ctx, a, api.Event_CREATE_CONTAINER, req, api.PluginService.CreateContainer, collect)
+	if err == nil {
+		err = a.validate(ctx, req, result)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return result.Response(), nil
+}
+
+// PostCreateContainer notifies plugins of a created container.
+func (a *Adaptation) PostCreateContainer(ctx context.Context, req *api.PostCreateContainerRequest) error {
+	defer a.eventBarrier()()
+	return relay(ctx, a, api.Event_POST_CREATE_CONTAINER, req, api.PluginService.PostCreateContainer, nil)
+}
+
+// StartContainer relays a container's start.
+func (a *Adaptation) StartContainer(ctx context.Context, req *api.StartContainerRequest) error {
+	defer a.eventBarrier()()
+	return relay(ctx, a, api.Event_START_CONTAINER, req, api.PluginService.StartContainer, nil)
+}
+
+// PostStartContainer notifies plugins of a started container.
+func (a *Adaptation) PostStartContainer(ctx context.Context, req *api.PostStartContainerRequest) error {
+	defer a.eventBarrier()()
+	return relay(ctx, a, api.Event_POST_START_CONTAINER, req, api.PluginService.PostStartContainer, nil)
+}
+
+// UpdateContainer relays a container's resource update and returns the
+// merged updates; the updated container's own entry comes last.
+func (a *Adaptation) UpdateContainer(ctx context.Context, req *api.UpdateContainerRequest) (*api.UpdateContainerResponse, error) {
+	defer a.eventBarrier()()
+	result := merge.NewUpdate(req)
+	collect := func(p *plugin, rsp *api.UpdateContainerResponse) error {
+		a.countAdjustments(p, api.Event_UPDATE_CONTAINER, false, rsp.GetUpdate(), rsp.GetEvict())
+		return result.Apply(p.id, rsp)
+	}
+	if err := relay(ctx, a, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect); err != nil {
+		return nil, err
+	}
+	return result.Response(), nil
+}
+
+// PostUpdateContainer notifies plugins of a container's completed update.
+func (a *Adaptation) PostUpdateContainer(ctx context.Context, req *api.PostUpdateContainerRequest) error {
+	defer a.eventBarrier()()
+	return relay(ctx, a, api.Event_POST_UPDATE_CONTAINER, req, api.PluginService.PostUpdateContainer, nil)
+}
+
+// StopContainer relays a container's stop and returns plugins' updates to
+// other containers. A failing plugin never fails it.
+func (a *Adaptation) StopContainer(ctx context.Context, req *api.StopContainerRequest) (*api.StopContainerResponse, error) {
+	defer a.eventBarrier()()
+	result := merge.NewStop(req)
+	collect := func(p *plugin, rsp *api.StopContainerResponse) error {
+		a.countAdjustments(p, api.Event_STOP_CONTAINER, false, rsp.GetUpdate(), nil)
+		if err := result.Apply(p.id, rsp); err != nil {
+			p.log.WithError(err).Warn("nrikit: updates from StopContainer dropped")
+		}
+		return nil
+	}
+	err := relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, collect)
+	return result.Response(), err
+}
+
+// RemoveContainer relays a container's removal. It never fails.
+func (a *Adaptation) RemoveContainer(ctx context.Context, req *api.RemoveContainerRequest) error {
+	defer a.eventBarrier()()
+	a.lifecycle.stopContainerBeforeRemove(ctx, a, req.GetPod(), req.GetContainer())
+	err := relay(ctx, a, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
+	a.lifecycle.containerRemoved(req.GetContainer())
+	return err
+}
+
+func (a *Adaptation) countAdjustments(p *plugin, ev api.Event, adjusted bool, updates []*api.ContainerUpdate, evictions []*api.ContainerEviction) {
+	n := 0
+	if adjusted {
+		n = 1
+	}
+	a.opts.metrics.AdjustmentsReturned(p.id, ev, n, len(updates), len(evictions))
+}

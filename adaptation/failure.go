@@ -1,0 +1,22 @@
+package adaptation
+
+import "github.com/nrikit/nrikit/api"
+
+// FailurePolicy says what a plugin's timeout or lost connection means. A
+// plugin may declare its own in ConfigureResponse (NRI v0.12.5); the runtime's
+// default applies to plugins that declare none.
+type FailurePolicy struct {
+	// FailRequest makes a setup event fail when the plugin times out or is
+	// lost, instead of continuing without it. It never fails a teardown or
+	// notification event.
+	FailRequest bool `json:"fail_request,omitempty" toml:"fail_request"`
+	// KeepConnected keeps a plugin that only timed out, instead of dropping it.
+	KeepConnected bool `json:"keep_connected,omitempty" toml:"keep_connected"`
+}
+
+func failurePolicyFrom(declared *api.FailurePolicy, fallback FailurePolicy) FailurePolicy {
+	if declared == nil {
+		return fallback
+	}
+	return FailurePolicy{FailRequest: declared.GetFailRequest(), KeepConnected: declared.GetKeepConnected()}
+}

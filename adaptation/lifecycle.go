@@ -1,0 +1,202 @@
+package adaptation
+
+import (
+	"context"
+	"sync"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// lifecycle enforces, per plugin, the pod and container lifecycle contract:
+// a plugin hears of a pod (container) once as created, then at most one stop
+// and one remove, in that order, and nothing after the remove. It also knows
+// which pods ran, so that a plugin joining later can be told of those its
+// snapshot missed. Its memory is bounded by the live pods and containers
+// (plus a fixed number of tombstones of removed ones).
+type lifecycle struct {
+	mu      sync.Mutex
+	pods    map[string]*record
+	ctrs    map[string]*record
+	removed tombstones
+	seq     uint64
+}
+
+// seen is what one plugin has been told about one pod or container.
+type seen uint8
+
+const (
+	seenCreated seen = 1 << iota
+	seenStopped
+	seenRemoved
+)
+
+type record struct {
+	pod     *api.PodSandbox // pods: the request that created it, for catch-up
+	podID   string          // containers: their pod
+	seq     uint64          // creation order, for deterministic catch-up
+	ran     bool            // pods: RunPodSandbox fan-out completed
+	assumed bool            // not created through us: plugins learned it in their snapshot
+	plugins map[*plugin]seen
+}
+
+func (r *record) state(p *plugin) seen {
+	s, ok := r.plugins[p]
+	if !ok && r.assumed {
+		return seenCreated
+	}
+	return s
+}
+
+func (l *lifecycle) init() {
+	l.pods = map[string]*record{}
+	l.ctrs = map[string]*record{}
+	l.removed = newTombstones(4096)
+}
+
+// podStarting records a pod whose RunPodSandbox fan-out is about to begin.
+func (l *lifecycle) podStarting(pod *api.PodSandbox) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if id := pod.GetId(); id != "" && l.pods[id] == nil && !l.removed.has(id) {
+		l.seq++
+		l.pods[id] = &record{pod: pod, seq: l.seq, plugins: map[*plugin]seen{}}
+	}
+}
+
+// containerCreating records a container whose CreateContainer fan-out is
+// about to begin.
+func (l *lifecycle) containerCreating(ctr *api.Container) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if id := ctr.GetId(); id != "" && l.ctrs[id] == nil && !l.removed.has(id) {
+		l.seq++
+		l.ctrs[id] = &record{podID: ctr.GetPodSandboxId(), seq: l.seq, plugins: map[*plugin]seen{}}
+	}
+}
+
+func (l *lifecycle) podRan(pod *api.PodSandbox, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r := l.pods[pod.GetId()]; r != nil {
+		r.ran = ok
+	}
+}
+
+// admit decides whether p gets ev for the pod or container of req, and
+// records that it did.
+func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
+	podID := podIDOf(req)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if podID == "" || l.removed.has(podID) {
+		return podID == ""
+	}
+	pod := l.lookup(l.pods, podID, "")
+	if !isContainerEvent(ev) {
+		return step(pod, p, ev)
+	}
+	ctrID := containerIDOf(req)
+	if ctrID == "" {
+		return true
+	}
+	if l.removed.has(ctrID) || pod.state(p)&seenRemoved != 0 {
+		return false
+	}
+	return step(l.lookup(l.ctrs, ctrID, podID), p, ev)
+}
+
+// lookup finds a record, creating one for an object that existed before we
+// tracked it: every plugin is assumed to know it from its snapshot.
+func (l *lifecycle) lookup(m map[string]*record, id, podID string) *record {
+	r := m[id]
+	if r == nil {
+		l.seq++
+		r = &record{podID: podID, seq: l.seq, assumed: true, plugins: map[*plugin]seen{}}
+		m[id] = r
+	}
+	return r
+}
+
+// step applies the contract for one event to one plugin's view.
+func step(r *record, p *plugin, ev api.Event) bool {
+	s := r.state(p)
+	var want, forbid, mark seen
+	switch ev {
+	case api.Event_RUN_POD_SANDBOX, api.Event_CREATE_CONTAINER:
+		forbid, mark = seenCreated, seenCreated
+	case api.Event_STOP_POD_SANDBOX, api.Event_STOP_CONTAINER:
+		want, forbid, mark = seenCreated, seenStopped|seenRemoved, seenStopped
+	case api.Event_REMOVE_POD_SANDBOX, api.Event_REMOVE_CONTAINER:
+		want, forbid, mark = seenCreated, seenRemoved, seenRemoved
+	default:
+		want, forbid = seenCreated, seenRemoved
+	}
+	if s&want != want || s&forbid != 0 {
+		return false
+	}
+	r.plugins[p] = s | mark
+	return true
+}
+
+// podRemoved forgets a pod and its containers once its removal fan-out ended.
+func (l *lifecycle) podRemoved(pod *api.PodSandbox) {
+	id := pod.GetId()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.pods, id)
+	l.removed.add(id)
+	for cid, r := range l.ctrs {
+		if r.podID == id {
+			delete(l.ctrs, cid)
+			l.removed.add(cid)
+		}
+	}
+}
+
+func (l *lifecycle) containerRemoved(ctr *api.Container) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.ctrs, ctr.GetId())
+	l.removed.add(ctr.GetId())
+}
+
+// forget releases what was recorded for a plugin that left.
+func (l *lifecycle) forget(p *plugin) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.pods {
+		delete(r.plugins, p)
+	}
+	for _, r := range l.ctrs {
+		delete(r.plugins, p)
+	}
+}
+
+// stopBeforeRemove tells plugins that never got the pod's stop about it
+// before its removal (CRI allows a remove without a stop).
+func (l *lifecycle) stopBeforeRemove(ctx context.Context, a *Adaptation, pod *api.PodSandbox) {
+	_ = relay(ctx, a, api.Event_STOP_POD_SANDBOX, &api.StopPodSandboxRequest{Pod: pod}, api.PluginService.StopPodSandbox, nil)
+}
+
+// stopContainerBeforeRemove does the same for a container.
+func (l *lifecycle) stopContainerBeforeRemove(ctx context.Context, a *Adaptation, pod *api.PodSandbox, ctr *api.Container) {
+	req := &api.StopContainerRequest{Pod: pod, Container: ctr}
+	_ = relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
+}
+
+func podIDOf(req any) string {
+	if r, ok := req.(podRequest); ok && r.GetPod() != nil {
+		return r.GetPod().GetId()
+	}
+	if r, ok := req.(containerRequest); ok {
+		return r.GetContainer().GetPodSandboxId()
+	}
+	return ""
+}
+
+func containerIDOf(req any) string {
+	if r, ok := req.(containerRequest); ok {
+		return r.GetContainer().GetId()
+	}
+	return ""
+}

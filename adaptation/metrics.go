@@ -1,0 +1,38 @@
+package adaptation
+
+import (
+	"time"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// Outcome is how one plugin call ended.
+type Outcome string
+
+// Outcomes reported to Metrics.
+const (
+	OutcomeOK       Outcome = "ok"
+	OutcomeError    Outcome = "error"     // the plugin returned an error
+	OutcomeTimeout  Outcome = "timeout"   // the plugin did not answer in time
+	OutcomeLost     Outcome = "lost"      // the connection broke
+	OutcomeCanceled Outcome = "canceled"  // the caller gave up; not the plugin's fault
+	OutcomeRejected Outcome = "rejected"  // a validator rejected the adjustment
+)
+
+// Metrics receives measurements; implementations must be safe for concurrent
+// use and fast (they are called on the event path).
+type Metrics interface {
+	// PluginInvoked is called once per plugin call of an event.
+	PluginInvoked(plugin string, event api.Event, outcome Outcome, latency time.Duration)
+	// AdjustmentsReturned counts what a plugin asked for: the number of
+	// adjusted containers (0 or 1), container updates and evictions.
+	AdjustmentsReturned(plugin string, event api.Event, adjusted, updates, evictions int)
+	// PluginCount is called whenever the number of active plugins changes.
+	PluginCount(n int)
+}
+
+type noopMetrics struct{}
+
+func (noopMetrics) PluginInvoked(string, api.Event, Outcome, time.Duration)  {}
+func (noopMetrics) AdjustmentsReturned(string, api.Event, int, int, int)    {}
+func (noopMetrics) PluginCount(int)                                          {}

@@ -1,0 +1,171 @@
+package adaptation
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/containerd/ttrpc"
+	"github.com/sirupsen/logrus"
+)
+
+// Defaults of every setting; a zero Config and no options give these.
+const (
+	DefaultPluginPath          = "/opt/nri/plugins"
+	DefaultPluginConfigPath    = "/etc/nri/conf.d"
+	DefaultSocketPath          = "/var/run/nri/nri.sock"
+	DefaultRegistrationTimeout = 5 * time.Second
+	DefaultRequestTimeout      = 2 * time.Second
+	// DefaultSyncTimeout bounds each Synchronize message, not the whole
+	// exchange: a big node is split into many messages, and a healthy plugin
+	// that keeps answering is never dropped for the node's size.
+	DefaultSyncTimeout = 10 * time.Second
+	// DefaultShutdownGrace bounds Stop when its context has no deadline.
+	DefaultShutdownGrace = 5 * time.Second
+)
+
+// Option changes one setting of an Adaptation.
+type Option func(*options) error
+
+type options struct {
+	pluginPath       string
+	pluginConfigPath string
+	socketPath       string
+	disableConnect   bool
+	registration     time.Duration
+	request          time.Duration
+	sync             time.Duration
+	failurePolicy    FailurePolicy
+	logger           *logrus.Entry
+	metrics          Metrics
+	recorder         DeprecationRecorder
+	builtins         []BuiltinPlugin
+	clientOpts       []ttrpc.ClientOpts
+	serverOpts       []ttrpc.ServerOpt
+	nriVersion       string
+}
+
+func defaultOptions() options {
+	return options{
+		pluginPath:       DefaultPluginPath,
+		pluginConfigPath: DefaultPluginConfigPath,
+		socketPath:       DefaultSocketPath,
+		registration:     DefaultRegistrationTimeout,
+		request:          DefaultRequestTimeout,
+		sync:             DefaultSyncTimeout,
+		logger:           logrus.NewEntry(logrus.StandardLogger()),
+		metrics:          noopMetrics{},
+		nriVersion:       Version,
+	}
+}
+
+// WithPluginPath sets the directory of pre-installed plugins; "" disables them.
+func WithPluginPath(path string) Option {
+	return func(o *options) error { o.pluginPath = path; return nil }
+}
+
+// WithPluginConfigPath sets the directory of pre-installed plugins' configs.
+func WithPluginConfigPath(path string) Option {
+	return func(o *options) error { o.pluginConfigPath = path; return nil }
+}
+
+// WithSocketPath sets where external plugins connect.
+func WithSocketPath(path string) Option {
+	return func(o *options) error {
+		if path == "" {
+			return errors.New("nrikit: empty socket path (use WithDisabledExternalConnections)")
+		}
+		o.socketPath = path
+		return nil
+	}
+}
+
+// WithDisabledExternalConnections keeps the runtime from listening: only
+// pre-installed and built-in plugins run.
+func WithDisabledExternalConnections() Option {
+	return func(o *options) error { o.disableConnect = true; return nil }
+}
+
+// WithRegistrationTimeout bounds how long a connected plugin may take to
+// register, and is sent to plugins in Configure.
+func WithRegistrationTimeout(d time.Duration) Option {
+	return positiveDuration("registration timeout", d, func(o *options) { o.registration = d })
+}
+
+// WithRequestTimeout bounds each call to a plugin, and is sent to plugins in
+// Configure.
+func WithRequestTimeout(d time.Duration) Option {
+	return positiveDuration("request timeout", d, func(o *options) { o.request = d })
+}
+
+// WithSyncTimeout bounds each Synchronize message sent to a plugin.
+func WithSyncTimeout(d time.Duration) Option {
+	return positiveDuration("sync timeout", d, func(o *options) { o.sync = d })
+}
+
+// WithDefaultFailurePolicy sets the failure policy of plugins that do not
+// declare their own in ConfigureResponse.
+func WithDefaultFailurePolicy(p FailurePolicy) Option {
+	return func(o *options) error { o.failurePolicy = p; return nil }
+}
+
+// WithLogger sets where nrikit logs; every line carries the entry's fields.
+func WithLogger(l *logrus.Entry) Option {
+	return func(o *options) error {
+		if l == nil {
+			return errors.New("nrikit: nil logger")
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// WithMetrics sets the metrics sink.
+func WithMetrics(m Metrics) Option {
+	return func(o *options) error {
+		if m == nil {
+			return errors.New("nrikit: nil metrics")
+		}
+		o.metrics = m
+		return nil
+	}
+}
+
+// WithDeprecationRecorder sets where deprecated plugin behaviour is reported,
+// in addition to the log.
+func WithDeprecationRecorder(r DeprecationRecorder) Option {
+	return func(o *options) error { o.recorder = r; return nil }
+}
+
+// WithBuiltinPlugins adds in-process plugins, ordered with the others.
+func WithBuiltinPlugins(plugins ...BuiltinPlugin) Option {
+	return func(o *options) error {
+		for _, b := range plugins {
+			if err := b.validate(); err != nil {
+				return err
+			}
+		}
+		o.builtins = append(o.builtins, plugins...)
+		return nil
+	}
+}
+
+// WithTTRPCOptions passes options to the ttrpc client and server of every
+// socket plugin connection.
+func WithTTRPCOptions(clientOpts []ttrpc.ClientOpts, serverOpts []ttrpc.ServerOpt) Option {
+	return func(o *options) error {
+		o.clientOpts = append(o.clientOpts, clientOpts...)
+		o.serverOpts = append(o.serverOpts, serverOpts...)
+		return nil
+	}
+}
+
+func positiveDuration(what string, d time.Duration, set func(*options)) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("nrikit: %s must be positive, got %v", what, d)
+		}
+		set(o)
+		return nil
+	}
+}

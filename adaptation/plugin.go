@@ -1,0 +1,137 @@
+package adaptation
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// pluginKind is how a plugin came to be connected.
+type pluginKind int
+
+const (
+	kindExternal     pluginKind = iota // connected to the socket
+	kindPreinstalled                   // launched from the plugin path
+	kindBuiltin                        // in-process, added by option
+)
+
+func (k pluginKind) String() string {
+	return [...]string{"external", "pre-installed", "builtin"}[k]
+}
+
+// transport is the connection behind a plugin.
+type transport interface {
+	// lost is closed when the connection is gone for good; nil if it cannot
+	// be lost (in-process plugins).
+	lost() <-chan struct{}
+	// close tears the connection down at once (and kills a launched process).
+	close()
+	// stop ends the connection gracefully within ctx: a launched process is
+	// asked to terminate before it is killed.
+	stop(ctx context.Context)
+	pid() int
+}
+
+// plugin is one connected plugin. It handles one request at a time.
+type plugin struct {
+	idx, name, id string
+	kind          pluginKind
+	svc           api.PluginService
+	conn          transport
+	config        string
+
+	// Set by Configure, read-only afterwards.
+	events api.EventMask
+	policy FailurePolicy
+
+	busy      chan struct{} // one slot: the request in progress
+	closed    chan struct{}
+	closeOnce sync.Once
+	compat    compatState
+	log       *logrus.Entry
+}
+
+func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport, log *logrus.Entry) *plugin {
+	id := api.PluginID(idx, name)
+	return &plugin{
+		idx:    idx,
+		name:   name,
+		id:     id,
+		kind:   kind,
+		svc:    svc,
+		conn:   conn,
+		busy:   make(chan struct{}, 1),
+		closed: make(chan struct{}),
+		log:    log.WithField("plugin", id),
+	}
+}
+
+func (p *plugin) subscribed(e api.Event) bool { return p.events.Has(e) }
+
+func (p *plugin) isClosed() bool {
+	select {
+	case <-p.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// invoke runs fn as this plugin's one request in progress, with timeout
+// counted from now: waiting for an earlier request of a slow plugin counts
+// against it, so a plugin cannot stretch an event beyond its deadline.
+func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(context.Context) error) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrPluginTimeout)
+	defer cancel()
+	select {
+	case p.busy <- struct{}{}:
+	case <-p.closed:
+		return ErrPluginClosed
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for an earlier request: %w", context.Cause(ctx))
+	}
+	defer func() { <-p.busy }()
+	if p.isClosed() {
+		return ErrPluginClosed
+	}
+	err := fn(ctx)
+	if err != nil && ctx.Err() != nil && context.Cause(ctx) == ErrPluginTimeout {
+		return fmt.Errorf("%w after %v: %w", ErrPluginTimeout, timeout, err)
+	}
+	return err
+}
+
+// close disconnects the plugin at once; it is idempotent.
+func (p *plugin) close() {
+	p.closeOnce.Do(func() {
+		close(p.closed)
+		if p.conn != nil {
+			p.conn.close()
+		}
+	})
+}
+
+// shutdown tells the plugin why it is going away, then ends its connection
+// gracefully within ctx.
+func (p *plugin) shutdown(ctx context.Context, reason string, timeout time.Duration) {
+	if !p.isClosed() {
+		err := p.invoke(ctx, timeout, func(ctx context.Context) error {
+			_, err := p.svc.Shutdown(ctx, &api.ShutdownRequest{Reason: reason})
+			return err
+		})
+		if err != nil && !isUnimplemented(err) {
+			p.log.WithError(err).Debug("nrikit: Shutdown not acknowledged")
+		}
+	}
+	p.closeOnce.Do(func() {
+		close(p.closed)
+		if p.conn != nil {
+			p.conn.stop(ctx)
+		}
+	})
+}

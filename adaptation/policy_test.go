@@ -1,0 +1,183 @@
+package adaptation_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+const testRequestTimeout = 500 * time.Millisecond
+
+// eventDriver brings a pod to the point of one event and issues it.
+type eventDriver struct {
+	event string
+	// run returns the event's own error after the events leading to it.
+	run func(t *testing.T, a *adaptation.Adaptation) error
+}
+
+var (
+	setupDriver = eventDriver{"CreateContainer", func(t *testing.T, a *adaptation.Adaptation) error {
+		pod, ctr := podAndContainer(t, a, "ps", false)
+		_, err := a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: ctr})
+		return err
+	}}
+	teardownDriver = eventDriver{"StopContainer", func(t *testing.T, a *adaptation.Adaptation) error {
+		pod, ctr := podAndContainer(t, a, "pt", true)
+		_, err := a.StopContainer(context.Background(), &api.StopContainerRequest{Pod: pod, Container: ctr})
+		return err
+	}}
+	notificationDriver = eventDriver{"PostStartContainer", func(t *testing.T, a *adaptation.Adaptation) error {
+		pod, ctr := podAndContainer(t, a, "pn", true)
+		return a.PostStartContainer(context.Background(), &api.PostStartContainerRequest{Pod: pod, Container: ctr})
+	}}
+)
+
+// podAndContainer runs a pod and, if created, creates a container in it.
+func podAndContainer(t *testing.T, a *adaptation.Adaptation, id string, created bool) (*api.PodSandbox, *api.Container) {
+	t.Helper()
+	ctx := context.Background()
+	pod := testPod(id)
+	ctr := testContainer(id+"-c", pod)
+	if err := a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}); err != nil {
+		t.Fatal(err)
+	}
+	if created {
+		if _, err := a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pod, ctr
+}
+
+// TestEventPolicy checks every row of the event policy table (DESIGN §4)
+// with real plugin processes: a misbehaving plugin 10-bad, then 20-good.
+func TestEventPolicy(t *testing.T) {
+	behaviours := map[string]testplugin.Behaviour{
+		"error":   {Fail: "injected failure"},
+		"timeout": {Hang: true},
+		"crash":   {Exit: 3},
+	}
+	tests := []struct {
+		class      string
+		driver     eventDriver
+		behaviour  string
+		wantErr    bool
+		goodCalled bool
+		active     []string
+	}{
+		{"setup", setupDriver, "error", true, false, []string{"10-bad", "20-good"}},
+		{"setup", setupDriver, "timeout", false, true, []string{"20-good"}},
+		{"setup", setupDriver, "crash", false, true, []string{"20-good"}},
+		{"teardown", teardownDriver, "error", false, true, []string{"10-bad", "20-good"}},
+		{"teardown", teardownDriver, "timeout", false, true, []string{"20-good"}},
+		{"teardown", teardownDriver, "crash", false, true, []string{"20-good"}},
+		{"notification", notificationDriver, "error", false, true, []string{"10-bad", "20-good"}},
+		{"notification", notificationDriver, "timeout", false, true, []string{"20-good"}},
+		{"notification", notificationDriver, "crash", false, true, []string{"20-good"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.class+"/"+tt.behaviour, func(t *testing.T) {
+			e := newEnv(t, adaptation.WithRequestTimeout(testRequestTimeout))
+			e.preinstall("10", "bad", testplugin.Config{
+				Behaviours: map[string]testplugin.Behaviour{tt.driver.event: behaviours[tt.behaviour]},
+			})
+			e.preinstall("20", "good", testplugin.Config{})
+			e.start()
+			e.waitPlugins("10-bad", "20-good")
+
+			err := tt.driver.run(t, e.a)
+
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("%s returned %v, want error: %v", tt.driver.event, err, tt.wantErr)
+			}
+			if err != nil {
+				var perr *adaptation.PluginError
+				if !errors.As(err, &perr) || perr.Plugin != "10-bad" || perr.Op != tt.driver.event ||
+					!strings.Contains(err.Error(), "injected failure") {
+					t.Errorf("error %q does not name plugin 10-bad, the event and the cause", err)
+				}
+			}
+			if got := testplugin.Count(e.records(), "good", tt.driver.event) == 1; got != tt.goodCalled {
+				t.Errorf("20-good got %s: %v, want %v", tt.driver.event, got, tt.goodCalled)
+			}
+			e.waitPlugins(tt.active...)
+			entries := e.logged(logrus.Fields{"plugin": "10-bad", "event": tt.driver.event})
+			if len(entries) == 0 || entries[0].Data["error"] == nil {
+				e.dumpLog()
+				t.Errorf("no log line with plugin, event and error for the failure")
+			}
+		})
+	}
+}
+
+// TestFailurePolicy checks a plugin's own failure policy and the runtime's
+// default.
+func TestFailurePolicy(t *testing.T) {
+	hang := func(event string) map[string]testplugin.Behaviour {
+		return map[string]testplugin.Behaviour{event: {Hang: true}}
+	}
+	tests := []struct {
+		name     string
+		policy   *testplugin.FailurePolicy
+		fallback adaptation.FailurePolicy
+		driver   eventDriver
+		wantErr  bool
+		active   []string
+	}{
+		{"fail_request fails setup", &testplugin.FailurePolicy{FailRequest: true}, adaptation.FailurePolicy{}, setupDriver, true, []string{"20-good"}},
+		{"fail_request never fails teardown", &testplugin.FailurePolicy{FailRequest: true}, adaptation.FailurePolicy{}, teardownDriver, false, []string{"20-good"}},
+		{"keep_connected keeps a timed-out plugin", &testplugin.FailurePolicy{KeepConnected: true}, adaptation.FailurePolicy{}, setupDriver, false, []string{"10-bad", "20-good"}},
+		{"runtime default applies to undeclared", nil, adaptation.FailurePolicy{FailRequest: true, KeepConnected: true}, setupDriver, true, []string{"10-bad", "20-good"}},
+		{"declared policy overrides the default", &testplugin.FailurePolicy{}, adaptation.FailurePolicy{FailRequest: true}, setupDriver, false, []string{"20-good"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, adaptation.WithRequestTimeout(testRequestTimeout), adaptation.WithDefaultFailurePolicy(tt.fallback))
+			e.preinstall("10", "bad", testplugin.Config{FailurePolicy: tt.policy, Behaviours: hang(tt.driver.event)})
+			e.preinstall("20", "good", testplugin.Config{})
+			e.start()
+			e.waitPlugins("10-bad", "20-good")
+
+			err := tt.driver.run(t, e.a)
+
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("%s returned %v, want error: %v", tt.driver.event, err, tt.wantErr)
+			}
+			if err != nil && !errors.Is(err, adaptation.ErrPluginTimeout) {
+				t.Errorf("error %v does not wrap ErrPluginTimeout", err)
+			}
+			e.waitPlugins(tt.active...)
+		})
+	}
+}
+
+// TestCallerCancelNotBlamed: a caller giving up on a setup event fails it,
+// but the plugin that was busy is not dropped for it.
+func TestCallerCancelNotBlamed(t *testing.T) {
+	e := newEnv(t, adaptation.WithRequestTimeout(5*time.Second))
+	e.preinstall("10", "slow", testplugin.Config{
+		Behaviours: map[string]testplugin.Behaviour{"RunPodSandbox": {Delay: "300ms"}},
+	})
+	e.start()
+	e.waitPlugins("10-slow")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: testPod("pc")})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("RunPodSandbox = %v, want the caller's deadline", err)
+	}
+	if got := pluginIDs(e.a); !equal(got, []string{"10-slow"}) {
+		t.Fatalf("plugin blamed for the caller's deadline: active %v", got)
+	}
+	if n := e.metrics.count("10-slow", api.Event_RUN_POD_SANDBOX, adaptation.OutcomeCanceled); n != 1 {
+		t.Errorf("canceled outcomes = %d, want 1", n)
+	}
+}

@@ -1,0 +1,42 @@
+package adaptation
+
+import (
+	"context"
+	"sync"
+
+	"github.com/nrikit/nrikit/internal/launch"
+)
+
+// startPreinstalled launches the plugins of the plugin path concurrently and
+// waits until each has joined or been dropped. A bad file name or a plugin
+// that fails to start is skipped with a warning.
+func (a *Adaptation) startPreinstalled(ctx context.Context) {
+	if a.opts.pluginPath == "" {
+		return
+	}
+	found, skipped, err := launch.Discover(a.opts.pluginPath, a.opts.pluginConfigPath)
+	if err != nil {
+		a.log.WithError(err).Warn("nrikit: cannot list pre-installed plugins")
+	}
+	for _, s := range skipped {
+		a.log.WithField("path", s.Path).WithField("reason", s.Reason).Warn("nrikit: pre-installed plugin skipped")
+	}
+	var wg sync.WaitGroup
+	for _, c := range found {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.launch(ctx, c)
+		}()
+	}
+	wg.Wait()
+}
+
+func (a *Adaptation) launch(ctx context.Context, c launch.Candidate) {
+	proc, err := launch.Start(c)
+	if err != nil {
+		a.log.WithField("plugin", c.ID()).WithError(err).Warn("nrikit: pre-installed plugin failed to start")
+		return
+	}
+	a.logPhaseError(a.connectSocket(ctx, proc.Conn(), &c, proc))
+}

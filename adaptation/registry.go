@@ -1,0 +1,87 @@
+package adaptation
+
+import (
+	"slices"
+	"strings"
+	"sync"
+)
+
+// registry is the ordered set of active plugins. The slice is copy-on-write:
+// a fan-out iterates a snapshot without holding the lock, so registration
+// and removal never wait for a plugin call.
+type registry struct {
+	mu     sync.Mutex
+	list   []*plugin
+	closed bool
+}
+
+func (r *registry) snapshot() []*plugin {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.list
+}
+
+// open makes the registry accept plugins again after drain (Start after Stop).
+func (r *registry) open() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = false
+}
+
+// join adds p in order. A plugin with the same index and name is replaced
+// and returned, so that the caller can shut it down. It fails once the
+// registry is drained (the runtime is stopping).
+func (r *registry) join(p *plugin) (replaced *plugin, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, false
+	}
+	list := make([]*plugin, 0, len(r.list)+1)
+	for _, q := range r.list {
+		if q.id == p.id {
+			replaced = q
+			continue
+		}
+		list = append(list, q)
+	}
+	list = append(list, p)
+	slices.SortStableFunc(list, comparePlugins)
+	r.list = list
+	return replaced, true
+}
+
+// remove takes p out; it reports whether p was there.
+func (r *registry) remove(p *plugin) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.Index(r.list, p)
+	if i < 0 {
+		return false
+	}
+	r.list = slices.Delete(slices.Clone(r.list), i, i+1)
+	return true
+}
+
+// drain empties the registry and closes it to new plugins.
+func (r *registry) drain() []*plugin {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	list := r.list
+	r.list, r.closed = nil, true
+	return list
+}
+
+func (r *registry) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.list)
+}
+
+// comparePlugins orders by index, ties broken by name: deterministic.
+func comparePlugins(a, b *plugin) int {
+	if c := strings.Compare(a.idx, b.idx); c != 0 {
+		return c
+	}
+	return strings.Compare(a.name, b.name)
+}

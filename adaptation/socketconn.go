@@ -1,0 +1,92 @@
+package adaptation
+
+import (
+	"context"
+	"net"
+	"sync"
+
+	"github.com/containerd/ttrpc"
+
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/launch"
+	"github.com/nrikit/nrikit/internal/mux"
+)
+
+// socketConn is a plugin connection over a multiplexed unix socket: our
+// Runtime service on mux connection 2, a Plugin client on connection 1.
+type socketConn struct {
+	trunk  net.Conn
+	mux    *mux.Mux
+	client *ttrpc.Client
+	server *ttrpc.Server
+	proc   *launch.Process // nil for external plugins
+	once   sync.Once
+	wg     sync.WaitGroup // the ttrpc server's Serve
+}
+
+// dialSocketConn sets up both services on trunk. The mux reader starts only
+// once our server is registered, so the plugin's first frame is not dropped.
+func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime api.RuntimeService, o *options) (*socketConn, error) {
+	m := mux.New(trunk, mux.WithReaderBlocked())
+	server, err := ttrpc.NewServer(o.serverOpts...)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	api.RegisterRuntimeService(server, runtime)
+	l, err := m.Listen(mux.RuntimeServiceConn)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	pc, err := m.Open(mux.PluginServiceConn)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	c := &socketConn{trunk: trunk, mux: m, server: server, proc: proc}
+	c.client = ttrpc.NewClient(pc, o.clientOpts...)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		_ = server.Serve(context.Background(), l)
+	}()
+	m.Unblock()
+	return c, nil
+}
+
+func (c *socketConn) service() api.PluginService { return api.NewPluginClient(c.client) }
+
+func (c *socketConn) lost() <-chan struct{} { return c.mux.Done() }
+
+func (c *socketConn) pid() int {
+	if c.proc != nil {
+		return c.proc.Pid()
+	}
+	return peerPID(c.trunk)
+}
+
+func (c *socketConn) close() {
+	c.once.Do(func() {
+		c.teardown()
+		if c.proc != nil {
+			_ = c.proc.Kill()
+		}
+	})
+}
+
+func (c *socketConn) stop(ctx context.Context) {
+	c.once.Do(func() {
+		c.teardown()
+		if c.proc != nil {
+			_ = c.proc.Stop(ctx)
+		}
+	})
+}
+
+func (c *socketConn) teardown() {
+	_ = c.client.Close()
+	_ = c.mux.Close()
+	_ = c.server.Close()
+	c.wg.Wait()
+}

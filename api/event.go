@@ -1,0 +1,141 @@
+package api
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+)
+
+// EventMask is a plugin's event subscription: event e is bit e-1.
+type EventMask int32
+
+const (
+	// ValidEvents has a bit for every subscribable event (1 to 14).
+	ValidEvents EventMask = (1 << (Event_LAST - 1)) - 1
+	// AllEvents is what a mask of 0 in ConfigureResponse stands for.
+	AllEvents = ValidEvents
+)
+
+// MaskOf returns the mask with the bits of the given events set.
+func MaskOf(events ...Event) EventMask {
+	var m EventMask
+	for _, e := range events {
+		m |= e.Mask()
+	}
+	return m
+}
+
+// Mask returns the subscription bit of e, or 0 for values that are not
+// subscribable events.
+func (e Event) Mask() EventMask {
+	if !e.Subscribable() {
+		return 0
+	}
+	return 1 << (e - 1)
+}
+
+// Subscribable tells whether e is an event a plugin can subscribe to.
+func (e Event) Subscribable() bool {
+	return e > Event_UNKNOWN && e < Event_LAST
+}
+
+// Has tells whether the mask subscribes to e.
+func (m EventMask) Has(e Event) bool {
+	return e.Subscribable() && m&e.Mask() != 0
+}
+
+// Events lists the subscribed events in ascending order.
+func (m EventMask) Events() []Event {
+	events := make([]Event, 0, bits.OnesCount32(uint32(m&ValidEvents)))
+	for e := Event_RUN_POD_SANDBOX; e < Event_LAST; e++ {
+		if m.Has(e) {
+			events = append(events, e)
+		}
+	}
+	return events
+}
+
+// Validate fails when the mask has bits that name no event.
+func (m EventMask) Validate() error {
+	if extra := m &^ ValidEvents; extra != 0 {
+		return fmt.Errorf("%w: 0x%x has bits 0x%x outside 0x%x", ErrInvalidEventMask, uint32(m), uint32(extra), uint32(ValidEvents))
+	}
+	return nil
+}
+
+// Effective applies the protocol rule that a mask of 0 subscribes to every
+// event, after checking that the mask is valid.
+func (m EventMask) Effective() (EventMask, error) {
+	if err := m.Validate(); err != nil {
+		return 0, err
+	}
+	if m == 0 {
+		return AllEvents, nil
+	}
+	return m, nil
+}
+
+// String prints the mask as a comma-separated event list ("all" when every
+// event is set), the same form ParseEventMask reads.
+func (m EventMask) String() string {
+	if m&ValidEvents == ValidEvents {
+		return "all"
+	}
+	names := make([]string, 0, 14)
+	for _, e := range m.Events() {
+		names = append(names, e.ShortName())
+	}
+	return strings.Join(names, ",")
+}
+
+// ShortName is the lower-case event name used in event lists, e.g.
+// "runpodsandbox".
+func (e Event) ShortName() string {
+	return strings.ToLower(strings.ReplaceAll(e.String(), "_", ""))
+}
+
+// Name is the event's CamelCase name, as used for its RPC method, e.g.
+// "RunPodSandbox".
+func (e Event) Name() string {
+	parts := strings.Split(strings.ToLower(e.String()), "_")
+	for i, p := range parts {
+		if p != "" {
+			parts[i] = strings.ToUpper(p[:1]) + p[1:]
+		}
+	}
+	return strings.Join(parts, "")
+}
+
+// ParseEventMask reads a comma-separated event list such as
+// "runpodsandbox,createcontainer" or "all". Names are case-insensitive and
+// may be written with or without underscores ("RUN_POD_SANDBOX").
+func ParseEventMask(list string) (EventMask, error) {
+	var m EventMask
+	for _, word := range strings.Split(list, ",") {
+		word = strings.TrimSpace(word)
+		if word == "" {
+			return 0, fmt.Errorf("%w: empty name in %q", ErrUnknownEvent, list)
+		}
+		e, err := ParseEvent(word)
+		if err != nil {
+			if strings.EqualFold(word, "all") {
+				m |= AllEvents
+				continue
+			}
+			return 0, err
+		}
+		m |= e.Mask()
+	}
+	return m, nil
+}
+
+// ParseEvent reads one subscribable event name.
+func ParseEvent(name string) (Event, error) {
+	key := strings.ToLower(strings.ReplaceAll(name, "_", ""))
+	for e := Event_RUN_POD_SANDBOX; e < Event_LAST; e++ {
+		if e.ShortName() == key {
+			return e, nil
+		}
+	}
+	return Event_UNKNOWN, fmt.Errorf("%w: %q", ErrUnknownEvent, name)
+}

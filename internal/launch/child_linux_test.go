@@ -1,0 +1,105 @@
+package launch
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func init() { childMain = runChild }
+
+// Child modes (the plugin name in the file name).
+const (
+	modeReport     = "report"     // send a childReport, then echo lines until EOF, exit 0
+	modeTerm       = "term"       // say "ready", exit 0 on SIGTERM, ignore EOF
+	modeIgnoreTerm = "ignoreterm" // say "ready", ignore SIGTERM and EOF: only SIGKILL ends it
+	modeExit       = "exit"       // exit 7 at once
+)
+
+const childExitCode = 7
+
+// childReport is what a child saw at start-up.
+type childReport struct {
+	Pid       int
+	Env       []string
+	Args      []string
+	Cwd       string
+	FD3Socket bool    // fd 3 is a socket ...
+	FD3Type   int     // ... of this SO_TYPE
+	StdioNull [3]bool // fds 0-2 are the null device
+	ExtraFDs  []int   // open descriptors above 3 (leaked from the runtime)
+}
+
+func runChild(mode string) int {
+	// First, before this process opens anything itself.
+	extra := openFDsAbove(3)
+
+	sock := os.NewFile(3, "nri")
+	if sock == nil {
+		return 100
+	}
+	switch mode {
+	case modeReport:
+		r := childReport{Pid: os.Getpid(), Env: os.Environ(), Args: os.Args, ExtraFDs: extra}
+		r.Cwd, _ = os.Getwd()
+		var st syscall.Stat_t
+		if syscall.Fstat(3, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFSOCK {
+			r.FD3Socket = true
+			r.FD3Type, _ = syscall.GetsockoptInt(3, syscall.SOL_SOCKET, syscall.SO_TYPE)
+		}
+		var null syscall.Stat_t
+		if syscall.Stat(os.DevNull, &null) == nil {
+			for fd := range 3 {
+				if syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFCHR && st.Rdev == null.Rdev {
+					r.StdioNull[fd] = true
+				}
+			}
+		}
+		if err := json.NewEncoder(sock).Encode(r); err != nil {
+			return 101
+		}
+		// Echo, so the test can check the socket in the other direction too.
+		lines := bufio.NewScanner(sock)
+		for lines.Scan() {
+			if _, err := fmt.Fprintf(sock, "echo:%s\n", lines.Text()); err != nil {
+				return 102
+			}
+		}
+		return 0
+	case modeTerm, modeIgnoreTerm:
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		// "ready" only once the handler is installed, so the test's SIGTERM
+		// cannot hit the default action.
+		if _, err := sock.WriteString("ready\n"); err != nil {
+			return 103
+		}
+		<-term
+		if mode == modeTerm {
+			return 0
+		}
+		for range term {
+		}
+		return 104
+	case modeExit:
+		return childExitCode
+	default:
+		return 105
+	}
+}
+
+// openFDsAbove lists open descriptors above n using only raw system calls,
+// so that the check itself opens nothing.
+func openFDsAbove(n int) []int {
+	var fds []int
+	var st syscall.Stat_t
+	for fd := n + 1; fd < 256; fd++ {
+		if syscall.Fstat(fd, &st) == nil {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
+}

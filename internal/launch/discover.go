@@ -1,0 +1,153 @@
+// Package launch discovers pre-installed NRI plugins in the plugin directory
+// and runs each one as a child process connected to the runtime by a
+// socketpair passed as the child's fd 3.
+package launch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Candidate is one plugin file found in the plugin directory.
+type Candidate struct {
+	Index string // two digits, from the file name
+	Name  string // the rest of the file name after the first '-'
+	Path  string // absolute path of the plugin file (argv[0] of the child)
+
+	// Config is the whole content of the plugin's config drop-in, or empty
+	// when there is none. ConfigPath is the file it came from, or empty.
+	Config     string
+	ConfigPath string
+}
+
+// ID returns "<idx>-<name>", the identity used in logs and errors.
+func (c Candidate) ID() string { return c.Index + "-" + c.Name }
+
+// Skipped is a directory entry that looks like a plugin (an executable file,
+// or a symlink) but cannot be started. Reason says why, for the runtime's log.
+type Skipped struct {
+	Path, Reason string
+}
+
+// wasmMagic starts every WebAssembly module. The reference runtime loads such
+// files in-process; nrikit does not, and exec'ing one would only fail later
+// with a less helpful "exec format error".
+var wasmMagic = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
+
+// Discover lists the plugin directory in file-name order and returns the
+// plugins it can start.
+//
+// Directories and files without any execute bit are not plugins and are
+// ignored silently (a plugin directory may hold READMEs). Symlinks are
+// followed. An entry that is meant to be a plugin but cannot be used — a bad
+// <idx>-<name> file name, a dangling symlink, a WASM module, an unreadable
+// config — is reported in skipped, and the other plugins are still returned:
+// one stray file must not disable every plugin on the node.
+//
+// A missing plugin directory means no plugins, not an error. confDir may be
+// empty or missing, in which case every plugin gets an empty config.
+func Discover(pluginDir, confDir string) (found []Candidate, skipped []Skipped, err error) {
+	// An absolute path makes argv[0] independent of the runtime's working
+	// directory, as the reference passes the full path.
+	dir, err := filepath.Abs(pluginDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("nrikit: plugin directory %q: %w", pluginDir, err)
+	}
+	entries, err := os.ReadDir(dir) // sorted by file name
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("nrikit: list plugin directory: %w", err)
+	}
+
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		c, reason := candidate(path, e, confDir)
+		switch {
+		case reason != "":
+			skipped = append(skipped, Skipped{Path: path, Reason: reason})
+		case c != nil:
+			found = append(found, *c)
+		}
+	}
+	return found, skipped, nil
+}
+
+// candidate inspects one directory entry. It returns (nil, "") for entries
+// that are not plugins at all, and a non-empty reason for plugins that
+// cannot be used.
+func candidate(path string, e fs.DirEntry, confDir string) (*Candidate, string) {
+	info, err := os.Stat(path) // follows symlinks
+	if err != nil {
+		if e.Type()&fs.ModeSymlink != 0 && errors.Is(err, fs.ErrNotExist) {
+			target, _ := os.Readlink(path)
+			return nil, fmt.Sprintf("dangling symlink to %q", target)
+		}
+		return nil, err.Error()
+	}
+	if info.IsDir() || info.Mode().Perm()&0o111 == 0 {
+		return nil, ""
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Sprintf("not a regular file (%s)", info.Mode().Type())
+	}
+
+	idx, name, err := SplitName(e.Name())
+	if err != nil {
+		return nil, err.Error()
+	}
+	if isWASM(path) {
+		return nil, "WASM plugins are not supported (only executables are started)"
+	}
+
+	c := &Candidate{Index: idx, Name: name, Path: path}
+	c.Config, c.ConfigPath, err = readConfig(confDir, idx, name)
+	if err != nil {
+		// Starting a plugin without the config the operator gave it could
+		// make it act on defaults they meant to override.
+		return nil, err.Error()
+	}
+	return c, ""
+}
+
+// readConfig returns the first existing of <confDir>/<idx>-<name>.conf and
+// <confDir>/<name>.conf, so an operator can configure one instance or every
+// instance of a plugin.
+func readConfig(confDir, idx, name string) (config, path string, err error) {
+	if confDir == "" {
+		return "", "", nil
+	}
+	for _, base := range []string{idx + "-" + name + ".conf", name + ".conf"} {
+		path := filepath.Join(confDir, base)
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", "", fmt.Errorf("read config: %w", err)
+		}
+		return string(data), path, nil
+	}
+	return "", "", nil
+}
+
+// isWASM reports whether the file starts with the WebAssembly magic. Read
+// errors mean "not WASM": exec will report the real problem.
+func isWASM(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(wasmMagic))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false
+	}
+	return bytes.Equal(head, wasmMagic)
+}

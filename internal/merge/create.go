@@ -1,0 +1,189 @@
+// Package merge combines the replies of several NRI plugins to one request
+// into the single reply a runtime acts on, tracking which plugin set what
+// (nri-wire-facts §7).
+//
+// A merger is fed one reply at a time, in plugin call order, and each Apply
+// is all-or-nothing: a reply that fails to merge leaves no trace, neither in
+// the merged result nor in the request later plugins receive. Whether the
+// request then fails is the caller's policy (facts §7.1 rule 10 for
+// CreateContainer and UpdateContainer; StopContainer never fails).
+//
+// Mergers are not safe for concurrent use; plugins are called one at a time.
+package merge
+
+import (
+	"slices"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// Create merges CreateContainer replies, one plugin at a time, in call order.
+type Create struct {
+	req      *api.CreateContainerRequest
+	id       string
+	original *api.Container
+	st       createState
+}
+
+// createState is what replies change besides the request's container.
+type createState struct {
+	adjust *api.ContainerAdjustment
+	updateState
+}
+
+func (s *createState) clone() createState {
+	return createState{adjust: cloneMsg(s.adjust), updateState: s.updateState.clone()}
+}
+
+// NewCreate starts merging for req. It keeps a clone of req.Container as the
+// original for validators; req.Container itself is then updated in place by
+// each applied reply, since later plugins must see earlier adjustments (facts
+// §7.1 rule 2). A nil req or container is treated as empty.
+func NewCreate(req *api.CreateContainerRequest) *Create {
+	if req == nil {
+		req = &api.CreateContainerRequest{}
+	}
+	if req.Container == nil {
+		req.Container = &api.Container{}
+	}
+	return &Create{
+		req:      req,
+		id:       req.Container.Id,
+		original: cloneMsg(req.Container),
+		st:       createState{adjust: &api.ContainerAdjustment{}, updateState: newUpdateState()},
+	}
+}
+
+// Apply merges the reply of plugin ("idx-name"). A nil rsp, or a nil adjust,
+// contributes nothing. On error nothing of the reply is kept. Errors wrap
+// ErrConflict (a *ConflictError) or ErrInvalidAdjustment.
+func (c *Create) Apply(plugin string, rsp *api.CreateContainerResponse) error {
+	if err := checkPlugin(plugin); err != nil {
+		return err
+	}
+	if rsp == nil {
+		return nil
+	}
+	if c.req.Container == nil {
+		c.req.Container = &api.Container{Id: c.id}
+	}
+	saved, savedCtr := c.st.clone(), cloneMsg(c.req.Container)
+	if err := c.apply(plugin, rsp); err != nil {
+		c.st = saved
+		proto.Reset(c.req.Container)
+		proto.Merge(c.req.Container, savedCtr)
+		return err
+	}
+	return nil
+}
+
+// apply follows the processing order of facts §7.1 rule 9: the adjustment,
+// then the updates of other containers, then evictions.
+func (c *Create) apply(plugin string, rsp *api.CreateContainerResponse) error {
+	if err := c.reply(plugin).merge(rsp.Adjust); err != nil {
+		return err
+	}
+	for _, u := range rsp.Update {
+		if u != nil && u.ContainerId != "" && u.ContainerId == c.id {
+			return invalid(plugin, "update of container %q during its creation", c.id)
+		}
+	}
+	return c.st.apply(plugin, rsp.Update, rsp.Evict)
+}
+
+// Response is the merged reply: the merged adjustment (never nil), the merged
+// updates of other containers in order of first sight, and all evictions.
+func (c *Create) Response() *api.CreateContainerResponse {
+	return &api.CreateContainerResponse{
+		Adjust: cloneMsg(c.st.adjust),
+		Update: c.st.updates.list(),
+		Evict:  cloneList(c.st.evict),
+	}
+}
+
+// Owners is the ownership record for validators, keyed by container ID. It
+// covers the created container and every container updated so far.
+func (c *Create) Owners() *api.OwningPlugins { return c.st.owners.proto() }
+
+// Original is the container as it was before any plugin saw it.
+func (c *Create) Original() *api.Container { return cloneMsg(c.original) }
+
+// Discarded lists the updates dropped so far because they conflicted while
+// allowing failure (ignore_failure); the caller may log them.
+func (c *Create) Discarded() []error { return slices.Clone(c.st.dropped) }
+
+// createReply merges one plugin's adjustment into the merged reply (out) and
+// the request's container (ctr).
+type createReply struct {
+	claims
+	owners *owners
+	id     string
+	out    *api.ContainerAdjustment
+	ctr    *api.Container
+}
+
+func (c *Create) reply(plugin string) *createReply {
+	o, id := c.st.owners, c.id
+	return &createReply{
+		claims: claims{
+			plugin: plugin,
+			claim:  o.claimer(id, plugin),
+			clear:  func(f api.Field, key string) { o.clear(id, f, key, plugin) },
+		},
+		owners: o,
+		id:     id,
+		out:    c.st.adjust,
+		ctr:    c.req.Container,
+	}
+}
+
+// merge applies an adjustment field by field in the order of facts §7.1 rule 9.
+func (r *createReply) merge(a *api.ContainerAdjustment) error {
+	if a == nil {
+		return nil
+	}
+	steps := []func(*api.ContainerAdjustment) error{
+		r.annotations, r.mounts, r.env, r.args, r.hooks, r.linux, r.rlimits, r.cdiDevices,
+	}
+	for _, step := range steps {
+		if err := step(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *createReply) linux(a *api.ContainerAdjustment) error {
+	l := a.Linux
+	if l == nil {
+		return nil
+	}
+	steps := []func(*api.LinuxContainerAdjustment) error{
+		r.devices, r.resources, r.cgroupsPath, r.oomScoreAdj, r.ioPriority, r.seccompPolicy,
+		r.namespaces, r.sysctl, r.netDevices, r.scheduler, r.rdt, r.memoryPolicy,
+	}
+	for _, step := range steps {
+		if err := step(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outLinux and ctrLinux create the linux parts on first use, so that a reply
+// that changes nothing there leaves them absent.
+func (r *createReply) outLinux() *api.LinuxContainerAdjustment {
+	if r.out.Linux == nil {
+		r.out.Linux = &api.LinuxContainerAdjustment{}
+	}
+	return r.out.Linux
+}
+
+func (r *createReply) ctrLinux() *api.LinuxContainer {
+	if r.ctr.Linux == nil {
+		r.ctr.Linux = &api.LinuxContainer{}
+	}
+	return r.ctr.Linux
+}

@@ -1,0 +1,114 @@
+package merge
+
+import (
+	"slices"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// claims is what one plugin's changes are merged through: claim and clear
+// record ownership (facts §7.1), plugin names the culprit in errors.
+type claims struct {
+	plugin string
+	claim  claimFn
+	clear  func(f api.Field, key string)
+}
+
+// replay returns claims that record nothing. A change already claimed on the
+// merged reply is replayed with it onto the request's container.
+func (cl claims) replay() claims {
+	return claims{plugin: cl.plugin, claim: noClaim, clear: func(api.Field, string) {}}
+}
+
+// markedKey validates an entry key and splits off the removal marker.
+// "" and "-" are rejected: they name no entry.
+func (cl claims) markedKey(f api.Field, k string) (key string, remove bool, err error) {
+	key, remove = strings.CutPrefix(k, "-")
+	if key == "" {
+		return "", false, invalid(cl.plugin, "%s key %q names nothing", fieldName(f), k)
+	}
+	return key, remove, nil
+}
+
+// plainKey validates the key of an entry that has no removal form (rlimits,
+// CDI devices, hugepages, unified). A leading '-' is kept as part of the key,
+// but "" and "-" alone are rejected like everywhere else.
+func (cl claims) plainKey(f api.Field, k string) error {
+	if k == "" || k == "-" {
+		return invalid(cl.plugin, "%s key %q names nothing", fieldName(f), k)
+	}
+	return nil
+}
+
+// msg is the constraint for generated message pointers, which lets generic
+// code compare them with nil and clone them.
+type msg[E any] interface {
+	*E
+	proto.Message
+}
+
+// cloneMsg is a nil-safe, typed proto.Clone.
+func cloneMsg[E any, P msg[E]](p P) P {
+	if p == nil {
+		return nil
+	}
+	return proto.Clone(p).(P)
+}
+
+func cloneList[E any, P msg[E]](list []P) []P {
+	if list == nil {
+		return nil
+	}
+	out := make([]P, len(list))
+	for i, p := range list {
+		out[i] = cloneMsg(p)
+	}
+	return out
+}
+
+// upsert replaces the entries of list that have v's key with v (keeping the
+// position of the first), or appends v if there is none.
+func upsert[T any](list []T, v T, key func(T) string) []T {
+	k := key(v)
+	i := slices.IndexFunc(list, func(e T) bool { return key(e) == k })
+	if i < 0 {
+		return append(list, v)
+	}
+	list[i] = v
+	rest := slices.DeleteFunc(list[i+1:], func(e T) bool { return key(e) == k })
+	return list[:i+1+len(rest)]
+}
+
+// dropKey removes the entries of list that have key k.
+func dropKey[T any](list []T, k string, key func(T) string) []T {
+	return slices.DeleteFunc(list, func(e T) bool { return key(e) == k })
+}
+
+// firstError returns the first non-nil error. Callers evaluate all steps
+// eagerly; that is harmless because a failed reply is discarded as a whole.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Entry keys of the keyed messages.
+func mountKey(m *api.Mount) string              { return m.GetDestination() }
+func envKey(kv *api.KeyValue) string            { return kv.GetKey() }
+func deviceKey(d *api.LinuxDevice) string       { return d.GetPath() }
+func namespaceKey(n *api.LinuxNamespace) string { return n.GetType() }
+func rlimitKey(r *api.POSIXRlimit) string       { return r.GetType() }
+func cdiKey(d *api.CDIDevice) string            { return d.GetName() }
+func hugepageKey(h *api.HugepageLimit) string   { return h.GetPageSize() }
+
+// envName is the name part of a container's "NAME=value" entry.
+func envName(e string) string {
+	name, _, _ := strings.Cut(e, "=")
+	return name
+}

@@ -1,0 +1,158 @@
+package merge
+
+import (
+	"maps"
+	"strings"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// owners is the ownership table of facts §7.1: per container ID, which plugin
+// set each simple field and each entry of a compound field.
+//
+// An owner is the plugin's "idx-name". A cleared owner is stored as "-R": R
+// removed the value and only R may claim it again. Values that came with the
+// original container or the runtime's request have no owner at all, so any
+// plugin may override them.
+type owners struct {
+	ctrs map[string]*fieldOwners
+}
+
+// fieldOwners is the table of one container. Compound fields are keyed by entry
+// (annotation key, mount destination, ...); simple fields by the field alone.
+type fieldOwners struct {
+	simple   map[api.Field]string
+	compound map[api.Field]map[string]string
+}
+
+// claimFn claims field f (entry key of a compound field, "" for a simple one)
+// for whoever the function was made for.
+type claimFn func(f api.Field, key string) error
+
+// noClaim is used when replaying an already-claimed change onto a second copy.
+func noClaim(api.Field, string) error { return nil }
+
+func newOwners() *owners {
+	return &owners{ctrs: map[string]*fieldOwners{}}
+}
+
+func (o *owners) of(id string) *fieldOwners {
+	fo := o.ctrs[id]
+	if fo == nil {
+		fo = &fieldOwners{simple: map[api.Field]string{}, compound: map[api.Field]map[string]string{}}
+		o.ctrs[id] = fo
+	}
+	return fo
+}
+
+func (fo *fieldOwners) get(f api.Field, key string) string {
+	if key == "" {
+		return fo.simple[f]
+	}
+	return fo.compound[f][key]
+}
+
+func (fo *fieldOwners) set(f api.Field, key, owner string) {
+	if key == "" {
+		fo.simple[f] = owner
+		return
+	}
+	m := fo.compound[f]
+	if m == nil {
+		m = map[string]string{}
+		fo.compound[f] = m
+	}
+	m[key] = owner
+}
+
+// claim makes plugin the owner of f/key in container id. It fails if anyone
+// else owns it, if someone else cleared it, or if plugin already owns it (the
+// same key twice in one reply is a conflict too).
+func (o *owners) claim(id string, f api.Field, key, plugin string) error {
+	fo := o.of(id)
+	if cur := fo.get(f, key); cur != "" && cur != "-"+plugin {
+		return &ConflictError{Field: f, Key: key, Owner: strings.TrimPrefix(cur, "-"), Plugin: plugin}
+	}
+	fo.set(f, key, plugin)
+	return nil
+}
+
+// clear records that plugin removed f/key. Clearing never conflicts.
+func (o *owners) clear(id string, f api.Field, key, plugin string) {
+	o.of(id).set(f, key, "-"+plugin)
+}
+
+// accumulate adds plugin to a comma-separated owner list (OCI hooks).
+func (o *owners) accumulate(id string, f api.Field, plugin string) {
+	fo := o.of(id)
+	cur := fo.simple[f]
+	switch {
+	case cur == "":
+		fo.simple[f] = plugin
+	case cur == plugin || strings.HasSuffix(cur, ","+plugin):
+		// already recorded
+	default:
+		fo.simple[f] = cur + "," + plugin
+	}
+}
+
+// claimer returns a claimFn for plugin in container id.
+func (o *owners) claimer(id, plugin string) claimFn {
+	return func(f api.Field, key string) error { return o.claim(id, f, key, plugin) }
+}
+
+func (fo *fieldOwners) clone() *fieldOwners {
+	if fo == nil {
+		return nil
+	}
+	c := &fieldOwners{simple: maps.Clone(fo.simple), compound: make(map[api.Field]map[string]string, len(fo.compound))}
+	for f, m := range fo.compound {
+		c.compound[f] = maps.Clone(m)
+	}
+	return c
+}
+
+// snapshot and restore let one update be undone without touching the tables
+// of other containers.
+func (o *owners) snapshot(id string) *fieldOwners { return o.ctrs[id].clone() }
+
+func (o *owners) restore(id string, fo *fieldOwners) {
+	if fo == nil {
+		delete(o.ctrs, id)
+		return
+	}
+	o.ctrs[id] = fo
+}
+
+func (o *owners) clone() *owners {
+	c := &owners{ctrs: make(map[string]*fieldOwners, len(o.ctrs))}
+	for id, fo := range o.ctrs {
+		c.ctrs[id] = fo.clone()
+	}
+	return c
+}
+
+// proto converts the table into the message sent to validators.
+func (o *owners) proto() *api.OwningPlugins {
+	out := &api.OwningPlugins{Owners: make(map[string]*api.FieldOwners, len(o.ctrs))}
+	for id, fo := range o.ctrs {
+		if len(fo.simple) == 0 && len(fo.compound) == 0 {
+			continue
+		}
+		p := &api.FieldOwners{}
+		for f, owner := range fo.simple {
+			if p.Simple == nil {
+				p.Simple = map[int32]string{}
+			}
+			p.Simple[int32(f)] = owner
+		}
+		for f, m := range fo.compound {
+			if p.Compound == nil {
+				p.Compound = map[int32]*api.CompoundFieldOwners{}
+			}
+			p.Compound[int32(f)] = &api.CompoundFieldOwners{Owners: maps.Clone(m)}
+		}
+		out.Owners[id] = p
+	}
+	return out
+}

@@ -1,0 +1,275 @@
+package mux
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync"
+	"time"
+)
+
+// conn is one logical connection. The trunk reader queues received payloads
+// on it; Read drains them as a byte stream. Write cuts data into frames of at
+// most MaxWritePayload bytes.
+type conn struct {
+	m   *Mux
+	id  ConnID
+	rdl *deadline
+	wdl *deadline
+
+	// wlock serialises Writes on this connection so that the frames of one
+	// Write are not interleaved with those of another. It is a channel so a
+	// waiting writer can give up at its deadline or on Close.
+	wlock   chan struct{}
+	closing chan struct{} // closed by close
+
+	mu       sync.Mutex
+	queue    [][]byte      // unread payloads; queue[0] may be partly read
+	queued   int           // bytes held by queue, counted per whole frame
+	changed  chan struct{} // closed and replaced whenever the state changes
+	closeErr error         // why the connection is closed, nil while open
+	endErr   error         // why the trunk ended; reported once queue is empty
+}
+
+var _ net.Conn = (*conn)(nil)
+
+func newConn(m *Mux, id ConnID) *conn {
+	return &conn{
+		m:       m,
+		id:      id,
+		rdl:     newDeadline(),
+		wdl:     newDeadline(),
+		wlock:   make(chan struct{}, 1),
+		closing: make(chan struct{}),
+		changed: make(chan struct{}),
+	}
+}
+
+// Read reads queued payload bytes, blocking until some arrive. Once the trunk
+// has ended and the queue is drained it returns io.EOF, or the trunk's error
+// if the trunk did not end cleanly between frames.
+func (c *conn) Read(b []byte) (int, error) {
+	for {
+		if isDone(c.rdl.wait()) {
+			return 0, c.opError("read", os.ErrDeadlineExceeded)
+		}
+		n, wait, err := c.tryRead(b)
+		if wait == nil {
+			return n, err
+		}
+		select {
+		case <-wait:
+		case <-c.rdl.wait():
+		}
+	}
+}
+
+// tryRead reads what is queued. It returns a channel to wait on when there
+// is nothing to read yet.
+func (c *conn) tryRead(b []byte) (int, <-chan struct{}, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.closeErr != nil:
+		return 0, nil, c.opError("read", c.closeErr)
+	case len(b) == 0:
+		return 0, nil, nil
+	case len(c.queue) > 0:
+		return c.dequeue(b), nil, nil
+	case c.endErr == io.EOF:
+		return 0, nil, io.EOF
+	case c.endErr != nil:
+		return 0, nil, c.opError("read", c.endErr)
+	}
+	return 0, c.changed, nil
+}
+
+// dequeue copies queued bytes into b. Called with mu held and queue
+// non-empty. It signals when a whole frame leaves the queue, since that is
+// what a trunk reader waiting for room needs.
+func (c *conn) dequeue(b []byte) int {
+	n := 0
+	for n < len(b) && len(c.queue) > 0 {
+		k := copy(b[n:], c.queue[0])
+		n += k
+		c.queued -= k
+		if k < len(c.queue[0]) {
+			c.queue[0] = c.queue[0][k:]
+			break
+		}
+		c.queue[0] = nil // let the payload be collected
+		c.queue = c.queue[1:]
+		c.signal()
+	}
+	return n
+}
+
+// signal wakes everyone waiting on changed. Called with mu held.
+func (c *conn) signal() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// full reports whether the trunk reader must wait before queueing more: the
+// queue holds the frame limit or at least MaxFramePayload bytes. An empty
+// queue always takes a frame, so per connection at most about twice
+// MaxFramePayload bytes are held.
+func (c *conn) full() bool {
+	return len(c.queue) >= c.m.cfg.queueLimit || c.queued >= MaxFramePayload
+}
+
+// deliver queues a payload, waiting while the queue is full. It drops the
+// payload if the connection is closed, and reports false if the mux ended
+// while waiting.
+func (c *conn) deliver(p []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.closeErr == nil && c.full() {
+		wait := c.changed
+		c.mu.Unlock()
+		select {
+		case <-wait:
+		case <-c.m.done:
+			c.mu.Lock()
+			return false
+		}
+		c.mu.Lock()
+	}
+	if c.closeErr == nil {
+		c.queue = append(c.queue, p)
+		c.queued += len(p)
+		c.signal()
+	}
+	return true
+}
+
+// end records that the trunk has ended; queued data stays readable.
+func (c *conn) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.endErr == nil {
+		c.endErr = err
+		c.signal()
+	}
+}
+
+// shut closes the connection for reason err, dropping queued data and
+// waking blocked readers and writers. It reports whether this call closed it.
+func (c *conn) shut(err error) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closeErr != nil {
+		return false
+	}
+	c.closeErr = err
+	c.queue, c.queued = nil, 0
+	close(c.closing)
+	c.signal()
+	return true
+}
+
+// Write sends b as frames of at most MaxWritePayload bytes. Concurrent Writes
+// on one connection do not interleave. If the write deadline passes inside a
+// frame the trunk is out of step and the whole mux is closed.
+func (c *conn) Write(b []byte) (int, error) {
+	if err := c.acquire(c.wlock); err != nil {
+		return 0, c.opError("write", err)
+	}
+	defer func() { <-c.wlock }()
+	n := 0
+	for n < len(b) {
+		end := min(len(b), n+MaxWritePayload)
+		if err := c.m.writeFrame(c, b[n:end]); err != nil {
+			return n, c.opError("write", err)
+		}
+		n = end
+	}
+	return n, nil
+}
+
+// acquire takes a one-slot lock channel, giving up when the write deadline
+// passes, the connection closes or the mux ends. Those are checked first so
+// that a lock that happens to be free does not win over them.
+func (c *conn) acquire(lock chan struct{}) error {
+	if err := c.writeBlocked(); err != nil {
+		return err
+	}
+	select {
+	case lock <- struct{}{}:
+		return nil
+	case <-c.wdl.wait():
+	case <-c.closing:
+	case <-c.m.done:
+	}
+	return c.writeBlocked()
+}
+
+// writeBlocked returns why a write cannot proceed now, or nil.
+func (c *conn) writeBlocked() error {
+	switch {
+	case isDone(c.closing):
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.closeErr
+	case isDone(c.m.done):
+		return errMuxClosed
+	case isDone(c.wdl.wait()):
+		return os.ErrDeadlineExceeded
+	}
+	return nil
+}
+
+// Close closes the connection and frees its ID. It is idempotent. A Write in
+// the middle of a frame finishes that frame first, to keep the trunk in step.
+func (c *conn) Close() error {
+	if c.shut(net.ErrClosed) {
+		c.m.forget(c)
+	}
+	return nil
+}
+
+// LocalAddr returns the local trunk address and the connection ID.
+func (c *conn) LocalAddr() net.Addr { return Addr{Trunk: c.m.trunk.LocalAddr(), ID: c.id} }
+
+// RemoteAddr returns the peer's trunk address and the connection ID.
+func (c *conn) RemoteAddr() net.Addr { return Addr{Trunk: c.m.trunk.RemoteAddr(), ID: c.id} }
+
+// SetDeadline sets both the read and the write deadline.
+func (c *conn) SetDeadline(t time.Time) error {
+	if err := c.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.SetWriteDeadline(t)
+}
+
+// SetReadDeadline sets the read deadline; a blocked Read honours the change.
+func (c *conn) SetReadDeadline(t time.Time) error {
+	if err := c.closedErr(); err != nil {
+		return c.opError("set", err)
+	}
+	c.rdl.set(t)
+	return nil
+}
+
+// SetWriteDeadline sets the write deadline. It also moves the trunk's write
+// deadline if this connection is writing a frame right now.
+func (c *conn) SetWriteDeadline(t time.Time) error {
+	if err := c.closedErr(); err != nil {
+		return c.opError("set", err)
+	}
+	c.wdl.set(t)
+	c.m.writeDeadlineMoved(c)
+	return nil
+}
+
+func (c *conn) closedErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closeErr
+}
+
+// opError wraps err like the net package does, so callers can use
+// net.Error's Timeout and errors.Is(err, os.ErrDeadlineExceeded).
+func (c *conn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: network, Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+}

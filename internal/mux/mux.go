@@ -1,0 +1,185 @@
+package mux
+
+import (
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// ConnID identifies a logical connection on the trunk.
+type ConnID uint32
+
+const (
+	// PluginServiceConn carries the Plugin service: the runtime is the ttrpc
+	// client, the plugin the server.
+	PluginServiceConn ConnID = 1
+	// RuntimeServiceConn carries the Runtime service: the plugin is the
+	// ttrpc client, the runtime the server.
+	RuntimeServiceConn ConnID = 2
+)
+
+const (
+	// MaxWritePayload is the largest payload this package writes in one
+	// frame. Reference Go peers drop the connection on larger frames that
+	// start a ttrpc message.
+	MaxWritePayload = 4096
+	// MaxFramePayload is the largest payload accepted in one frame: a 10-byte
+	// ttrpc header plus the 4 MiB ttrpc message limit, the most a reference
+	// Go peer puts in one frame.
+	MaxFramePayload = 4194314
+)
+
+// Mux multiplexes logical connections over one trunk connection. It owns one
+// goroutine, the trunk reader, which ends when the trunk ends or on Close.
+type Mux struct {
+	trunk net.Conn
+	cfg   config
+
+	unblock     chan struct{}
+	unblockOnce sync.Once
+	readerDone  chan struct{}
+
+	// wlock is the trunk write lock, held for each whole frame so frames
+	// never interleave. It is a channel so a waiting writer can give up.
+	wlock chan struct{}
+	wbuf  []byte // frame being written; guarded by wlock
+
+	wmu      sync.Mutex // guards writer and trunkWDL
+	writer   *conn      // connection whose frame is on the trunk now
+	trunkWDL time.Time  // write deadline last set on the trunk
+
+	mu    sync.Mutex
+	conns map[ConnID]*conn
+	err   error
+	done  chan struct{}
+}
+
+// New starts multiplexing on trunk, which the Mux then owns. Reading starts
+// at once unless WithReaderBlocked is given.
+func New(trunk net.Conn, opts ...Option) *Mux {
+	m := &Mux{
+		trunk:      trunk,
+		cfg:        newConfig(opts),
+		unblock:    make(chan struct{}),
+		readerDone: make(chan struct{}),
+		wlock:      make(chan struct{}, 1),
+		wbuf:       make([]byte, 0, headerSize+MaxWritePayload),
+		conns:      make(map[ConnID]*conn),
+		done:       make(chan struct{}),
+	}
+	if !m.cfg.readerBlocked {
+		m.Unblock()
+	}
+	go m.readLoop()
+	return m
+}
+
+// Unblock starts reading the trunk. It is idempotent.
+func (m *Mux) Unblock() {
+	m.unblockOnce.Do(func() { close(m.unblock) })
+}
+
+// Open opens logical connection id. Frames for id that arrived before Open
+// have been dropped.
+func (m *Mux) Open(id ConnID) (net.Conn, error) {
+	c, err := m.open(id)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (m *Mux) open(id ConnID) (*conn, error) {
+	if id == 0 {
+		return nil, ErrReservedID
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return nil, ErrClosed
+	}
+	if _, ok := m.conns[id]; ok {
+		return nil, fmt.Errorf("%w: %d", ErrConnOpen, id)
+	}
+	c := newConn(m, id)
+	m.conns[id] = c
+	return c, nil
+}
+
+// lookup returns the open connection id, or nil.
+func (m *Mux) lookup(id ConnID) *conn {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.conns[id]
+}
+
+// forget frees the ID of a closed connection.
+func (m *Mux) forget(c *conn) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.conns[c.id] == c {
+		delete(m.conns, c.id)
+	}
+}
+
+// Close closes the trunk and every logical connection, and returns once the
+// trunk reader has stopped. It is idempotent and always returns nil.
+func (m *Mux) Close() error {
+	m.shutdown(ErrClosed)
+	for _, c := range m.openConns() {
+		c.shut(errMuxClosed)
+	}
+	<-m.readerDone
+	return nil
+}
+
+func (m *Mux) openConns() []*conn {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.openConnsLocked()
+}
+
+func (m *Mux) openConnsLocked() []*conn {
+	conns := make([]*conn, 0, len(m.conns))
+	for _, c := range m.conns {
+		conns = append(conns, c)
+	}
+	return conns
+}
+
+// Done is closed when the trunk has ended: on Close, EOF or an error.
+func (m *Mux) Done() <-chan struct{} { return m.done }
+
+// Err returns why the trunk ended, or nil while it is up: ErrClosed after
+// Close, io.EOF when the peer closed it between frames, a *FrameSizeError,
+// or a wrapped read or write error (io.ErrUnexpectedEOF if it ended inside a
+// frame).
+func (m *Mux) Err() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.err
+}
+
+// shutdown ends the trunk for reason cause; only the first call counts.
+// Logical connections keep their queued data and then report cause, except
+// on Close, which closes them.
+func (m *Mux) shutdown(cause error) {
+	m.mu.Lock()
+	if m.err != nil {
+		m.mu.Unlock()
+		return
+	}
+	m.err = cause
+	close(m.done)
+	conns := m.openConnsLocked()
+	m.mu.Unlock()
+
+	m.trunk.Close()
+	if cause == ErrClosed {
+		return
+	}
+	for _, c := range conns {
+		c.end(cause)
+	}
+}
