@@ -3,6 +3,7 @@ package adaptation_test
 import (
 	"context"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +39,7 @@ type env struct {
 	confDir   string
 	logPath   string
 	hook      *logtest.Hook
+	logSignal *signalHook
 	metrics   *recordingMetrics
 	store     *store
 	a         *adaptation.Adaptation
@@ -50,6 +52,19 @@ func newEnv(t *testing.T, opts ...adaptation.Option) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	return newEnvIn(t, dir, opts...)
+}
+
+// newEnvAt makes a second runtime sharing probe's directories and event log,
+// for options (such as built-in plugins) that need those paths up front.
+func newEnvAt(t *testing.T, probe *env, opts ...adaptation.Option) *env {
+	t.Helper()
+	return newEnvIn(t, probe.dir, opts...)
+}
+
+func newEnvIn(t *testing.T, dir string, opts ...adaptation.Option) *env {
+	t.Helper()
+	var err error
 	e := &env{
 		t:         t,
 		dir:       dir,
@@ -69,6 +84,8 @@ func newEnv(t *testing.T, opts ...adaptation.Option) *env {
 	logger.SetOutput(io.Discard)
 	logger.SetLevel(logrus.DebugLevel)
 	e.hook = logtest.NewLocal(logger)
+	e.logSignal = &signalHook{notify: make(chan struct{})}
+	logger.AddHook(e.logSignal)
 	base := []adaptation.Option{
 		adaptation.WithSocketPath(e.socket),
 		adaptation.WithPluginPath(e.pluginDir),
@@ -346,4 +363,53 @@ func runLifecycle(t *testing.T, a *adaptation.Adaptation, podID string) []*api.C
 	must(a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod}))
 	must(a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}))
 	return created
+}
+
+// signalHook wakes waiters on every log line.
+type signalHook struct {
+	mu     sync.Mutex
+	notify chan struct{}
+}
+
+func (h *signalHook) Levels() []logrus.Level { return logrus.AllLevels }
+
+func (h *signalHook) Fire(*logrus.Entry) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	close(h.notify)
+	h.notify = make(chan struct{})
+	return nil
+}
+
+func (h *signalHook) changed() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.notify
+}
+
+// waitLogged waits for a log line with the given fields.
+func (e *env) waitLogged(fields logrus.Fields) []*logrus.Entry {
+	e.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		changed := e.logSignal.changed()
+		if entries := e.logged(fields); len(entries) > 0 {
+			return entries
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			e.dumpLog()
+			e.t.Fatalf("no log line with %v", fields)
+		}
+	}
+}
+
+func dialSocket(t *testing.T, path string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }

@@ -96,7 +96,9 @@ func (r *createReply) sysctl(l *api.LinuxContainerAdjustment) error {
 	})
 }
 
-// netDevices follows annotations; a forwarded removal has a null value.
+// netDevices follows annotations. A forwarded removal has a null value, as in
+// the reference; on the wire (and in Response, which clones) that is an empty
+// LinuxNetDevice.
 func (r *createReply) netDevices(l *api.LinuxContainerAdjustment) error {
 	if len(l.NetDevices) == 0 {
 		return nil

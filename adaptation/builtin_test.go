@@ -1,0 +1,124 @@
+package adaptation_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+// builtin makes an in-process plugin that logs to the env's event log.
+func (e *env) builtin(idx, name string, cfg testplugin.Config) adaptation.BuiltinPlugin {
+	e.t.Helper()
+	cfg = e.plugin(idx, name, cfg)
+	h, err := testplugin.NewHandler(cfg)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { h.Close() })
+	return adaptation.BuiltinPlugin{Index: idx, Name: name, Config: "builtin config", Handler: h}
+}
+
+func TestBuiltinPluginOrderedWithOthers(t *testing.T) {
+	probe := newEnv(t) // only for its paths and event log
+	e := newEnvAt(t, probe, adaptation.WithBuiltinPlugins(
+		probe.builtin("15", "inproc", testplugin.Config{Annotations: map[string]string{"in.example/a": "1"}}),
+	))
+	e.preinstall("10", "first", testplugin.Config{})
+	e.preinstall("20", "last", testplugin.Config{})
+	e.start()
+	e.waitPlugins("10-first", "15-inproc", "20-last")
+
+	created := runLifecycle(t, e.a, "pb")
+	if got := e.events("inproc"); !equal(got, fullLifecycleEvents) {
+		t.Errorf("in-process plugin got %v", got)
+	}
+	if created[0].GetAdjust().GetAnnotations()["in.example/a"] != "1" {
+		t.Errorf("in-process adjustment missing: %v", created[0].GetAdjust())
+	}
+	if info := e.a.Plugins()[1]; info.Kind != "builtin" {
+		t.Errorf("Plugins()[1] = %+v, want the builtin", info)
+	}
+}
+
+func TestBuiltinLegacyAndNeither(t *testing.T) {
+	probe := newEnv(t)
+	e := newEnvAt(t, probe, adaptation.WithBuiltinPlugins(
+		probe.builtin("10", "oldinproc", testplugin.Config{Legacy: true}),
+		probe.builtin("20", "broken", testplugin.Config{Legacy: true, NoStateChange: true, Events: "stoppodsandbox,poststartcontainer"}),
+	))
+	e.start()
+	e.waitPlugins("10-oldinproc", "20-broken")
+	runLifecycle(t, e.a, "pl") // teardown and notification errors of 20-broken never fail it
+	if got := e.events("oldinproc"); !equal(got, fullLifecycleEvents) {
+		t.Errorf("legacy in-process plugin got %v", got)
+	}
+	if deps := e.a.Deprecations(); len(deps) != 1 || deps[0].Plugin != "10-oldinproc" {
+		t.Errorf("Deprecations() = %+v", deps)
+	}
+}
+
+func TestBuiltinValidation(t *testing.T) {
+	if _, err := adaptation.New("rt", "v", nil, nil, adaptation.WithBuiltinPlugins(adaptation.BuiltinPlugin{Index: "1", Name: "x"})); err == nil {
+		t.Fatal("a builtin plugin with a bad index was accepted")
+	}
+	if _, err := adaptation.New("rt", "v", nil, nil, adaptation.WithBuiltinPlugins(adaptation.BuiltinPlugin{Index: "10", Name: "x"})); err == nil {
+		t.Fatal("a builtin plugin without a handler was accepted")
+	}
+}
+
+// rejecter is an in-process validator that rejects every adjustment.
+type rejecter struct{ api.PluginService }
+
+func (rejecter) Configure(context.Context, *api.ConfigureRequest) (*api.ConfigureResponse, error) {
+	return &api.ConfigureResponse{Events: int32(api.MaskOf(api.Event_VALIDATE_CONTAINER_ADJUSTMENT))}, nil
+}
+
+func (rejecter) Synchronize(context.Context, *api.SynchronizeRequest) (*api.SynchronizeResponse, error) {
+	return &api.SynchronizeResponse{}, nil
+}
+
+func (rejecter) ValidateContainerAdjustment(_ context.Context, req *api.ValidateContainerAdjustmentRequest) (*api.ValidateContainerAdjustmentResponse, error) {
+	owner := req.GetOwners().GetOwners()[req.GetContainer().GetId()].GetCompound()[int32(api.Field_Annotations)].GetOwners()["x"]
+	return &api.ValidateContainerAdjustmentResponse{Reject: true, Reason: "annotation x owned by " + owner}, nil
+}
+
+func TestValidatorRejects(t *testing.T) {
+	e := newEnv(t, adaptation.WithBuiltinPlugins(adaptation.BuiltinPlugin{Index: "90", Name: "policy", Handler: rejecter{}}))
+	e.preinstall("10", "setter", testplugin.Config{Annotations: map[string]string{"x": "y"}})
+	e.start()
+	e.waitPlugins("10-setter", "90-policy")
+	pod := testPod("pv")
+	_, err := e.a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: testContainer("c", pod)})
+	if !errors.Is(err, adaptation.ErrRejected) || !strings.Contains(err.Error(), "annotation x owned by 10-setter") {
+		t.Fatalf("CreateContainer = %v, want a rejection that names the owner", err)
+	}
+}
+
+func TestUnsolicitedUpdates(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	ctx := context.Background()
+	conn := dialSocket(t, e.socket)
+	p, err := testplugin.Start(ctx, conn, testplugin.Config{Name: "upd", Index: "10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	e.waitPlugins("10-upd")
+	update := &api.ContainerUpdate{ContainerId: "c1", Linux: &api.LinuxContainerUpdate{
+		Resources: &api.LinuxResources{Cpu: &api.LinuxCPU{Cpus: "0-1"}}}}
+	failed, err := p.UpdateContainers(ctx, []*api.ContainerUpdate{update, nil})
+	if err != nil || len(failed) != 0 {
+		t.Fatalf("UpdateContainers = %v, %v", failed, err)
+	}
+	e.store.mu.Lock()
+	defer e.store.mu.Unlock()
+	if len(e.store.updates) != 1 || len(e.store.updates[0]) != 1 || e.store.updates[0][0].GetLinux().GetResources().GetCpu().GetCpus() != "0-1" {
+		t.Fatalf("runtime got updates %v", e.store.updates)
+	}
+}

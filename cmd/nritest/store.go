@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// store is the simulated runtime's own state: what a plugin that connects
+// mid-run gets in its Synchronize snapshot.
+type store struct {
+	mu   sync.Mutex
+	pods []*api.PodSandbox
+	ctrs []*api.Container
+}
+
+// putPod adds or replaces a pod (a clone of it).
+func (s *store) putPod(p *api.PodSandbox) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pods = put(s.pods, proto.Clone(p).(*api.PodSandbox))
+}
+
+// putContainer adds or replaces a container (a clone of it).
+func (s *store) putContainer(c *api.Container) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ctrs = put(s.ctrs, proto.Clone(c).(*api.Container))
+}
+
+func (s *store) removePod(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pods = slices.DeleteFunc(s.pods, func(p *api.PodSandbox) bool { return p.GetId() == id })
+}
+
+func (s *store) removeContainer(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ctrs = slices.DeleteFunc(s.ctrs, func(c *api.Container) bool { return c.GetId() == id })
+}
+
+// sync is the runtime's SyncFn. Updates a plugin asks for at sync time are
+// accepted without being applied: nothing runs for real.
+func (s *store) sync(ctx context.Context, cb func(context.Context, []*api.PodSandbox, []*api.Container) ([]*api.ContainerUpdate, error)) error {
+	s.mu.Lock()
+	pods := cloneAll(s.pods)
+	ctrs := cloneAll(s.ctrs)
+	s.mu.Unlock()
+	_, err := cb(ctx, pods, ctrs)
+	return err
+}
+
+// update is the runtime's UpdateFn: every unsolicited update "succeeds".
+func (s *store) update(context.Context, []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
+	return nil, nil
+}
+
+type identified interface {
+	proto.Message
+	GetId() string
+}
+
+func put[T identified](list []T, v T) []T {
+	if i := slices.IndexFunc(list, func(x T) bool { return x.GetId() == v.GetId() }); i >= 0 {
+		list[i] = v
+		return list
+	}
+	return append(list, v)
+}
+
+func cloneAll[T proto.Message](list []T) []T {
+	out := make([]T, len(list))
+	for i, v := range list {
+		out[i] = proto.Clone(v).(T)
+	}
+	return out
+}
