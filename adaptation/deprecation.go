@@ -107,4 +107,3 @@ func (d *deprecations) list() []PluginDeprecation {
 	slices.SortFunc(out, func(a, b PluginDeprecation) int { return strings.Compare(a.Plugin, b.Plugin) })
 	return out
 }
-

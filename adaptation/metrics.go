@@ -12,11 +12,11 @@ type Outcome string
 // Outcomes reported to Metrics.
 const (
 	OutcomeOK       Outcome = "ok"
-	OutcomeError    Outcome = "error"     // the plugin returned an error
-	OutcomeTimeout  Outcome = "timeout"   // the plugin did not answer in time
-	OutcomeLost     Outcome = "lost"      // the connection broke
-	OutcomeCanceled Outcome = "canceled"  // the caller gave up; not the plugin's fault
-	OutcomeRejected Outcome = "rejected"  // a validator rejected the adjustment
+	OutcomeError    Outcome = "error"    // the plugin returned an error
+	OutcomeTimeout  Outcome = "timeout"  // the plugin did not answer in time
+	OutcomeLost     Outcome = "lost"     // the connection broke
+	OutcomeCanceled Outcome = "canceled" // the caller gave up; not the plugin's fault
+	OutcomeRejected Outcome = "rejected" // a validator rejected the adjustment
 )
 
 // Metrics receives measurements; implementations must be safe for concurrent
@@ -33,6 +33,6 @@ type Metrics interface {
 
 type noopMetrics struct{}
 
-func (noopMetrics) PluginInvoked(string, api.Event, Outcome, time.Duration)  {}
+func (noopMetrics) PluginInvoked(string, api.Event, Outcome, time.Duration) {}
 func (noopMetrics) AdjustmentsReturned(string, api.Event, int, int, int)    {}
-func (noopMetrics) PluginCount(int)                                          {}
+func (noopMetrics) PluginCount(int)                                         {}
