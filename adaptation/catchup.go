@@ -26,6 +26,32 @@ func (a *Adaptation) catchUp(ctx context.Context, p *plugin, pods []*api.PodSand
 	return nil
 }
 
+// missingContainers lists the containers whose creation fan-out finished
+// but that the runtime's snapshot leaves out, in creation order: a joining
+// plugin learns of them in its snapshot, as of every other live container.
+func (l *lifecycle) missingContainers(listed []*api.Container) []*api.Container {
+	seen := make(map[string]bool, len(listed))
+	for _, c := range listed {
+		seen[c.GetId()] = true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var missed []*record
+	for id, r := range l.ctrs {
+		if r.ran && r.ctr != nil && !seen[id] {
+			missed = append(missed, r)
+		}
+	}
+	slices.SortFunc(missed, bySeq)
+	out := make([]*api.Container, len(missed))
+	for i, r := range missed {
+		out[i] = r.ctr
+	}
+	return out
+}
+
+func bySeq(a, b *record) int { return cmp.Compare(a.seq, b.seq) }
+
 // synced marks what p's snapshot announced, and returns the pods it still
 // has to be told of, in creation order.
 func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Container) []*api.PodSandbox {
@@ -54,7 +80,7 @@ func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Contai
 			missed = append(missed, r)
 		}
 	}
-	slices.SortFunc(missed, func(a, b *record) int { return cmp.Compare(a.seq, b.seq) })
+	slices.SortFunc(missed, bySeq)
 	out := make([]*api.PodSandbox, len(missed))
 	for i, r := range missed {
 		out[i] = r.pod

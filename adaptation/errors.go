@@ -68,6 +68,16 @@ func classify(callerCtx context.Context, p *plugin, err error) failure {
 	return failError
 }
 
+// timedOut tells whether a call under ctx failed for its own deadline: the
+// local one, or the plugin's copy of it (ttrpc carries the deadline, so the
+// plugin may give up a moment before we do).
+func timedOut(ctx context.Context, err error) bool {
+	if context.Cause(ctx) == ErrPluginTimeout {
+		return true
+	}
+	return ctx.Err() == nil && status.Code(err) == codes.DeadlineExceeded
+}
+
 func isConnectionError(err error) bool {
 	return errors.Is(err, ttrpc.ErrClosed) || errors.Is(err, ttrpc.ErrServerClosed) ||
 		errors.Is(err, ErrPluginClosed) || errors.Is(err, io.EOF) ||

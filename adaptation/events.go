@@ -64,6 +64,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	if err == nil {
 		err = a.validate(ctx, req, result)
 	}
+	a.lifecycle.containerCreated(req.GetContainer(), err == nil)
 	if err != nil {
 		return nil, err
 	}

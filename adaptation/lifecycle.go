@@ -32,9 +32,10 @@ const (
 
 type record struct {
 	pod     *api.PodSandbox // pods: the request that created it, for catch-up
+	ctr     *api.Container  // containers: as created, for catch-up
 	podID   string          // containers: their pod
 	seq     uint64          // creation order, for deterministic catch-up
-	ran     bool            // pods: RunPodSandbox fan-out completed
+	ran     bool            // its RunPodSandbox or CreateContainer fan-out completed
 	assumed bool            // not created through us: plugins learned it in their snapshot
 	plugins map[*plugin]seen
 }
@@ -70,7 +71,15 @@ func (l *lifecycle) containerCreating(ctr *api.Container) {
 	defer l.mu.Unlock()
 	if id := ctr.GetId(); id != "" && l.ctrs[id] == nil && !l.removed.has(id) {
 		l.seq++
-		l.ctrs[id] = &record{podID: ctr.GetPodSandboxId(), seq: l.seq, plugins: map[*plugin]seen{}}
+		l.ctrs[id] = &record{ctr: ctr, podID: ctr.GetPodSandboxId(), seq: l.seq, plugins: map[*plugin]seen{}}
+	}
+}
+
+func (l *lifecycle) containerCreated(ctr *api.Container, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r := l.ctrs[ctr.GetId()]; r != nil {
+		r.ran = ok
 	}
 }
 

@@ -100,7 +100,7 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 		return ErrPluginClosed
 	}
 	err := fn(ctx)
-	if err != nil && ctx.Err() != nil && context.Cause(ctx) == ErrPluginTimeout {
+	if err != nil && timedOut(ctx, err) {
 		return fmt.Errorf("%w after %v: %w", ErrPluginTimeout, timeout, err)
 	}
 	return err

@@ -23,6 +23,7 @@ func (a *Adaptation) synchronizeAndJoin(ctx context.Context, p *plugin) error {
 		if called {
 			return nil, errors.New("nrikit: sync callback called twice")
 		}
+		cs = append(cs, a.lifecycle.missingContainers(cs)...)
 		called, pods, ctrs = true, ps, cs
 		return a.sendSnapshot(ctx, p, ps, cs)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
 )
 
@@ -46,7 +47,7 @@ func (s *store) removeContainer(id string) {
 
 // sync is the runtime's SyncFn. Updates a plugin asks for at sync time are
 // accepted without being applied: nothing runs for real.
-func (s *store) sync(ctx context.Context, cb func(context.Context, []*api.PodSandbox, []*api.Container) ([]*api.ContainerUpdate, error)) error {
+func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
 	s.mu.Lock()
 	pods := cloneAll(s.pods)
 	ctrs := cloneAll(s.ctrs)

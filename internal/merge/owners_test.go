@@ -63,7 +63,6 @@ func TestOwners(t *testing.T) {
 	}
 }
 
-
 func TestOwnersAccumulateAndProto(t *testing.T) {
 	o := newOwners()
 	o.accumulate(ctrID, api.Field_OciHooks, pa)

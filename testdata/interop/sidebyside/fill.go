@@ -153,6 +153,6 @@ func (c *coverage) check(r *report, pairs []pair) {
 		r.fail("coverage: %d of %d reachable fields never filled: %v", len(missed), len(reachable), missed)
 		return
 	}
-	r.ok("coverage: all %d fields reachable from the %d service message pairs were filled and round-tripped (%d messages types on the two sides)",
+	r.ok("coverage: all %d fields reachable from the %d service message pairs were filled and round-tripped (%d message types on the two sides)",
 		len(reachable), len(pairs), len(visited))
 }

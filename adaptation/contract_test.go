@@ -1,0 +1,90 @@
+package adaptation_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+// TestLifecycleContract checks, for a modern and a legacy plugin, the pod
+// and container lifecycle contract nrikit enforces for plugins.
+func TestLifecycleContract(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		drive func(t *testing.T, e *env, pod *api.PodSandbox, ctr *api.Container)
+		want  []string
+	}{
+		{"repeated stop is relayed once", func(t *testing.T, e *env, pod *api.PodSandbox, _ *api.Container) {
+			must(t, e.a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod}))
+			must(t, e.a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod}))
+			must(t, e.a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}))
+			must(t, e.a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}))
+		}, []string{"RunPodSandbox:p", "StopPodSandbox:p", "RemovePodSandbox:p"}},
+		{"remove without stop is preceded by a stop", func(t *testing.T, e *env, pod *api.PodSandbox, _ *api.Container) {
+			must(t, e.a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}))
+		}, []string{"RunPodSandbox:p", "StopPodSandbox:p", "RemovePodSandbox:p"}},
+		{"container remove without stop is preceded by a stop", func(t *testing.T, e *env, pod *api.PodSandbox, ctr *api.Container) {
+			_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr})
+			must(t, err)
+			must(t, e.a.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: ctr}))
+			_, err = e.a.StopContainer(ctx, &api.StopContainerRequest{Pod: pod, Container: ctr})
+			must(t, err)
+		}, []string{"RunPodSandbox:p", "CreateContainer:c", "StopContainer:c", "RemoveContainer:c"}},
+		{"nothing after the pod's removal", func(t *testing.T, e *env, pod *api.PodSandbox, ctr *api.Container) {
+			_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr})
+			must(t, err)
+			must(t, e.a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod}))
+			must(t, e.a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}))
+			must(t, e.a.StartContainer(ctx, &api.StartContainerRequest{Pod: pod, Container: ctr}))
+			_, err = e.a.StopContainer(ctx, &api.StopContainerRequest{Pod: pod, Container: ctr})
+			must(t, err)
+			must(t, e.a.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: ctr}))
+			must(t, e.a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod}))
+		}, []string{"RunPodSandbox:p", "CreateContainer:c", "StopPodSandbox:p", "RemovePodSandbox:p"}},
+	}
+	for _, kind := range []struct {
+		name   string
+		legacy bool
+	}{{"modern", false}, {"legacy", true}} {
+		for _, tt := range tests {
+			t.Run(kind.name+"/"+tt.name, func(t *testing.T) {
+				e := newEnv(t)
+				e.preinstall("10", "watcher", testplugin.Config{Legacy: kind.legacy, Events: "all"})
+				e.start()
+				pod := testPod("p")
+				must(t, e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}))
+				tt.drive(t, e, pod, testContainer("c", pod))
+				got := slices.DeleteFunc(e.seen("watcher"), func(s string) bool { return s == "Synchronize[][]" })
+				if !slices.Equal(got, tt.want) {
+					t.Fatalf("plugin saw\n%v\nwant\n%v", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// TestSnapshotIncludesCreatedContainers: a container whose creation fan-out
+// finished but that the runtime's store does not list yet still reaches a
+// joining plugin, in its snapshot.
+func TestSnapshotIncludesCreatedContainers(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	e.start()
+	pod := testPod("p")
+	ctr := testContainer("c", pod)
+	must(t, e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}))
+	_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr})
+	must(t, err)
+	e.store.set([]*api.PodSandbox{withState(testPod("p"), ready)}, nil)
+	e.external("10", "late", testplugin.Config{})
+	e.waitPlugins("10-late")
+	must(t, e.a.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: ctr}))
+	want := []string{"Synchronize[p:READY][c]", "StopContainer:c", "RemoveContainer:c"}
+	if got := e.seen("late"); !slices.Equal(got, want) {
+		t.Fatalf("plugin saw %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,164 @@
+// Command nritest plays a container runtime that links nrikit: it starts NRI
+// plugins, drives one pod with two containers through its whole lifecycle,
+// and reports what every plugin got, how long it took and what it changed.
+//
+// With no arguments it runs three bundled sample plugins as real processes
+// (this binary, re-executed in plugin mode) over the real protocol.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+const (
+	runtimeName    = "nritest"
+	runtimeVersion = "0.1.0"
+	// stopGrace bounds Stop: Shutdown to every plugin, then SIGTERM/SIGKILL.
+	stopGrace = 10 * time.Second
+)
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1 // an event or a plugin call failed, or the run could not start
+	exitUsage  = 2
+)
+
+func main() {
+	testplugin.MaybeRunChild() // a sample plugin is this binary, re-executed
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// config is the parsed command line.
+type config struct {
+	pluginPath     string
+	samples        bool // no --plugin-path: run the sample plugins
+	configPath     string
+	socket         string
+	wait           int
+	waitTimeout    time.Duration
+	requestTimeout time.Duration
+	json           bool
+	verbose        bool
+}
+
+const usageText = `Usage: nritest [flags]
+
+Runs a simulated container runtime through nrikit: it starts NRI plugins,
+drives one pod with two containers through the whole lifecycle, and reports
+for each event which plugins got it, in what order, how long each took, its
+outcome and what the plugins changed; then the plugins and their deprecations.
+
+With no flags, three sample plugins run as real processes: 10-logger (every
+event, no changes), 20-annotator (adjusts CreateContainer) and 30-legacy
+(built before NRI v0.12: takes nine events only through StateChange, so
+nrikit warns about deprecations on stderr).
+
+Exit status: 0 if every event and plugin call succeeded, 1 if one failed or
+the run could not start, 2 on usage errors.
+
+Flags:
+`
+
+// parseFlags reads args; errors are already reported on stderr.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("nritest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.pluginPath, "plugin-path", "", "run the pre-installed plugins in `DIR` instead of the samples (\"\" for none)")
+	fs.StringVar(&c.configPath, "plugin-config-path", "", "read the pre-installed plugins' configs from `DIR` (default: none)")
+	fs.StringVar(&c.socket, "socket", "", "also accept external plugins on the unix socket `PATH`")
+	fs.IntVar(&c.wait, "wait", 0, "wait for `N` external plugins to connect before driving the lifecycle (needs --socket)")
+	fs.DurationVar(&c.waitTimeout, "wait-timeout", 30*time.Second, "give up `waiting` for external plugins after this long")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "`timeout` of each plugin call")
+	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr (default: warnings only)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageText)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	c.samples = true
+	fs.Visit(func(f *flag.Flag) { c.samples = c.samples && f.Name != "plugin-path" })
+	if err := c.check(fs.Args()); err != nil {
+		fmt.Fprintf(stderr, "nritest: %v\n", err)
+		fs.Usage()
+		return c, err
+	}
+	return c, nil
+}
+
+// check rejects flag combinations that cannot work.
+func (c config) check(rest []string) error {
+	switch {
+	case len(rest) > 0:
+		return fmt.Errorf("unexpected argument %q", rest[0])
+	case c.wait < 0:
+		return errors.New("--wait must not be negative")
+	case c.wait > 0 && c.socket == "":
+		return errors.New("--wait needs --socket: external plugins connect there")
+	case c.waitTimeout <= 0:
+		return errors.New("--wait-timeout must be positive")
+	case c.requestTimeout <= 0:
+		return errors.New("--request-timeout must be positive")
+	}
+	return nil
+}
+
+// run is the whole command; it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case err != nil:
+		return exitUsage
+	}
+	rep, err := simulate(ctx, cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "nritest: %v\n", err)
+		return exitFailed
+	}
+	if cfg.json {
+		err = rep.writeJSON(stdout)
+	} else {
+		err = rep.writeText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "nritest: writing the report: %v\n", err)
+		return exitFailed
+	}
+	if !rep.OK {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// newLogger logs nrikit's warnings (or everything, verbose) to w.
+func newLogger(w io.Writer, verbose bool) *logrus.Entry {
+	l := logrus.New()
+	l.SetOutput(w)
+	l.SetLevel(logrus.WarnLevel)
+	if verbose {
+		l.SetLevel(logrus.DebugLevel)
+	}
+	return logrus.NewEntry(l)
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/adaptation"
+)
+
+// simulate runs the runtime: start the plugins, wait for external ones,
+// drive the lifecycle, stop, and report.
+func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error) {
+	log := newLogger(stderr, cfg.verbose)
+	rep := &Report{
+		Runtime:        runtimeName + " " + runtimeVersion,
+		NRIVersion:     adaptation.Version,
+		Socket:         cfg.socket,
+		RequestTimeout: cfg.requestTimeout.String(),
+	}
+	pluginDir, source := cfg.pluginPath, "pre-installed from "+cfg.pluginPath
+	switch {
+	case cfg.samples:
+		dir, cleanup, err := installSamples()
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		pluginDir, source = dir, "samples 10-logger, 20-annotator, 30-legacy, pre-installed in "+dir
+	case pluginDir == "":
+		source = "no pre-installed plugins"
+	}
+	rep.Plugins = source
+
+	rec, st := newRecorder(), &store{}
+	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, options(cfg, pluginDir, log, rec)...)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Start(ctx); err != nil {
+		return nil, fmt.Errorf("starting the runtime: %w", err)
+	}
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			stopRuntime(a, log)
+		}
+	}
+	defer stop()
+
+	if err := waitExternal(ctx, a, rec, cfg, stderr); err != nil {
+		return nil, err
+	}
+	d := newDriver(a, st)
+	rep.Workload = d.workload()
+	rep.Events = d.drive(ctx, rec)
+	rep.Active = pluginReports(a.Plugins())
+	rep.Deprecations = deprecationReports(a.Deprecations())
+	stop()
+	rep.Outside = rec.strays()
+	rep.tally()
+	return rep, nil
+}
+
+// options turns the command line into adaptation options.
+func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder) []adaptation.Option {
+	opts := []adaptation.Option{
+		adaptation.WithPluginPath(pluginDir),
+		adaptation.WithPluginConfigPath(cfg.configPath),
+		adaptation.WithRequestTimeout(cfg.requestTimeout),
+		adaptation.WithLogger(log),
+		adaptation.WithMetrics(rec),
+	}
+	if cfg.socket == "" {
+		return append(opts, adaptation.WithDisabledExternalConnections())
+	}
+	return append(opts, adaptation.WithSocketPath(cfg.socket))
+}
+
+// stopRuntime stops the adaptation within stopGrace, whatever the caller's
+// context: the plugins must not outlive the run.
+func stopRuntime(a *adaptation.Adaptation, log *logrus.Entry) {
+	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
+	defer cancel()
+	if err := a.Stop(ctx); err != nil {
+		log.WithError(err).Warn("nritest: stopping the runtime")
+	}
+}
+
+// waitExternal waits until cfg.wait external plugins are active, woken by
+// the PluginCount metric rather than by polling.
+func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, cfg config, stderr io.Writer) error {
+	if cfg.wait == 0 {
+		return nil
+	}
+	fmt.Fprintf(stderr, "nritest: waiting up to %s for %d external plugin(s) on %s\n", cfg.waitTimeout, cfg.wait, cfg.socket)
+	deadline := time.NewTimer(cfg.waitTimeout)
+	defer deadline.Stop()
+	for {
+		n := countExternal(a.Plugins())
+		if n >= cfg.wait {
+			return nil
+		}
+		select {
+		case <-rec.countChanged():
+		case <-deadline.C:
+			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout)", n, cfg.wait, cfg.socket, cfg.waitTimeout)
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for external plugins: %w", context.Cause(ctx))
+		}
+	}
+}
+
+func countExternal(infos []adaptation.PluginInfo) int {
+	n := 0
+	for _, p := range infos {
+		if p.Kind == "external" {
+			n++
+		}
+	}
+	return n
+}
