@@ -61,12 +61,12 @@ func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Contai
 		if pod.GetState() == api.PodSandboxState_POD_SANDBOX_UNKNOWN || l.removed.has(pod.GetId()) {
 			continue
 		}
-		r := l.lookup(l.pods, pod.GetId(), "")
+		r := l.lookup(l.pods, pod.GetId(), "", false)
 		r.plugins[p] |= seenCreated
 	}
 	for _, ctr := range ctrs {
 		if !l.removed.has(ctr.GetId()) {
-			r := l.lookup(l.ctrs, ctr.GetId(), ctr.GetPodSandboxId())
+			r := l.lookup(l.ctrs, ctr.GetId(), ctr.GetPodSandboxId(), false)
 			r.plugins[p] |= seenCreated
 		}
 	}

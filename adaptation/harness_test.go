@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -183,6 +184,31 @@ func (e *env) waitPlugins(ids ...string) {
 	}
 }
 
+// waitPluginsInclude waits until the given plugins are among the active ones.
+func (e *env) waitPluginsInclude(ids ...string) {
+	e.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		changed := e.metrics.changed()
+		active := pluginIDs(e.a)
+		missing := false
+		for _, id := range ids {
+			if !slices.Contains(active, id) {
+				missing = true
+			}
+		}
+		if !missing {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			e.dumpLog()
+			e.t.Fatalf("active plugins %v, want to include %v", active, ids)
+		}
+	}
+}
+
 func pluginIDs(a *adaptation.Adaptation) []string {
 	var ids []string
 	for _, p := range a.Plugins() {
@@ -242,16 +268,20 @@ next:
 
 // store is the runtime's own state, listed by SyncFn.
 type store struct {
-	mu      sync.Mutex
-	pods    []*api.PodSandbox
-	ctrs    []*api.Container
-	updates [][]*api.ContainerUpdate
+	mu       sync.Mutex
+	listPods func() []*api.PodSandbox // overrides pods when set
+	pods     []*api.PodSandbox
+	ctrs     []*api.Container
+	updates  [][]*api.ContainerUpdate
 }
 
 func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
 	s.mu.Lock()
-	pods, ctrs := s.pods, s.ctrs
+	pods, ctrs, list := s.pods, s.ctrs, s.listPods
 	s.mu.Unlock()
+	if list != nil {
+		pods = list()
+	}
 	_, err := cb(ctx, pods, ctrs)
 	return err
 }

@@ -58,9 +58,9 @@ func (l *lifecycle) init() {
 func (l *lifecycle) podStarting(pod *api.PodSandbox) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if id := pod.GetId(); id != "" && l.pods[id] == nil && !l.removed.has(id) {
-		l.seq++
-		l.pods[id] = &record{pod: pod, seq: l.seq, plugins: map[*plugin]seen{}}
+	if id := pod.GetId(); id != "" && !l.removed.has(id) {
+		// A snapshot may have listed the pod already: keep what it recorded.
+		l.lookup(l.pods, id, "", false).pod = pod
 	}
 }
 
@@ -69,9 +69,8 @@ func (l *lifecycle) podStarting(pod *api.PodSandbox) {
 func (l *lifecycle) containerCreating(ctr *api.Container) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if id := ctr.GetId(); id != "" && l.ctrs[id] == nil && !l.removed.has(id) {
-		l.seq++
-		l.ctrs[id] = &record{ctr: ctr, podID: ctr.GetPodSandboxId(), seq: l.seq, plugins: map[*plugin]seen{}}
+	if id := ctr.GetId(); id != "" && !l.removed.has(id) {
+		l.lookup(l.ctrs, id, ctr.GetPodSandboxId(), false).ctr = ctr
 	}
 }
 
@@ -100,7 +99,7 @@ func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
 	if podID == "" || l.removed.has(podID) {
 		return podID == ""
 	}
-	pod := l.lookup(l.pods, podID, "")
+	pod := l.lookup(l.pods, podID, "", true)
 	if !isContainerEvent(ev) {
 		return step(pod, p, ev)
 	}
@@ -111,16 +110,17 @@ func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
 	if l.removed.has(ctrID) || pod.state(p)&seenRemoved != 0 {
 		return false
 	}
-	return step(l.lookup(l.ctrs, ctrID, podID), p, ev)
+	return step(l.lookup(l.ctrs, ctrID, podID, true), p, ev)
 }
 
-// lookup finds a record, creating one for an object that existed before we
-// tracked it: every plugin is assumed to know it from its snapshot.
-func (l *lifecycle) lookup(m map[string]*record, id, podID string) *record {
+// lookup finds a record, creating one if needed. An event for an object we
+// never saw created nor listed creates an assumed record: it existed before
+// we tracked it, so every plugin is taken to know it from its snapshot.
+func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool) *record {
 	r := m[id]
 	if r == nil {
 		l.seq++
-		r = &record{podID: podID, seq: l.seq, assumed: true, plugins: map[*plugin]seen{}}
+		r = &record{podID: podID, seq: l.seq, assumed: assumed, plugins: map[*plugin]seen{}}
 		m[id] = r
 	}
 	return r

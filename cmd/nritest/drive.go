@@ -93,22 +93,24 @@ func (d *driver) script() []step {
 // object failed, the object's later setup and notification events are
 // skipped, as a runtime would, but it is still torn down.
 func (d *driver) drive(ctx context.Context, rec *recorder) []EventReport {
-	failed := map[string]bool{}
+	failed := map[string]string{} // object ID: the event it failed
 	var out []EventReport
 	for i, s := range d.script() {
 		r := EventReport{Seq: i + 1, Event: s.event.Name(), Target: s.target, TargetID: s.id}
 		switch {
 		case ctx.Err() != nil:
-			r.Result, r.Error = resultSkipped, "interrupted"
-		case (failed[s.id] || failed[podID]) && !isTeardown(s.event):
-			r.Result = resultSkipped
+			r.Result, r.Skipped = resultSkipped, "interrupted"
+		case failed[podID] != "" && s.id != podID && !isTeardown(s.event):
+			r.Result, r.Skipped = resultSkipped, "the pod's "+failed[podID]+" failed"
+		case failed[s.id] != "" && !isTeardown(s.event):
+			r.Result, r.Skipped = resultSkipped, "its "+failed[s.id]+" failed"
 		default:
 			rec.begin(s.event)
 			changes, err := s.run(ctx)
 			r.Calls, r.Changes, r.Result = rec.end(), changes, resultOK
 			if err != nil {
 				r.Result, r.Error = resultFailed, err.Error()
-				failed[s.id] = true
+				failed[s.id] = s.event.Name()
 			}
 		}
 		out = append(out, r)

@@ -73,11 +73,12 @@ nrikit warns about deprecations on stderr).
 Exit status: 0 if every event and plugin call succeeded, 1 if one failed or
 the run could not start, 2 on usage errors.
 
-Flags:
+Flags (-flag and --flag are the same):
 `
 
-// parseFlags reads args; errors are already reported on stderr.
-func parseFlags(args []string, stderr io.Writer) (config, error) {
+// parseFlags reads args. Errors are reported on stderr with a hint, -h
+// prints the full usage on stdout and returns flag.ErrHelp.
+func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("nritest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -85,25 +86,29 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.configPath, "plugin-config-path", "", "read the pre-installed plugins' configs from `DIR` (default: none)")
 	fs.StringVar(&c.socket, "socket", "", "also accept external plugins on the unix socket `PATH`")
 	fs.IntVar(&c.wait, "wait", 0, "wait for `N` external plugins to connect before driving the lifecycle (needs --socket)")
-	fs.DurationVar(&c.waitTimeout, "wait-timeout", 30*time.Second, "give up `waiting` for external plugins after this long")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "`timeout` of each plugin call")
+	fs.DurationVar(&c.waitTimeout, "wait-timeout", 30*time.Second, "give up waiting for external plugins after `DURATION`")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "limit each plugin call to `DURATION`")
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr (default: warnings only)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageText)
-		fs.PrintDefaults()
+	fs.Usage = func() {} // the flag package's error line is enough
+	err := fs.Parse(args)
+	if err == nil {
+		err = c.check(fs.Args())
+		if err != nil {
+			fmt.Fprintf(stderr, "nritest: %v\n", err)
+		}
 	}
-	if err := fs.Parse(args); err != nil {
-		return c, err
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usageText)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+	case err != nil:
+		fmt.Fprintln(stderr, "Run 'nritest -h' for usage.")
 	}
 	c.samples = true
 	fs.Visit(func(f *flag.Flag) { c.samples = c.samples && f.Name != "plugin-path" })
-	if err := c.check(fs.Args()); err != nil {
-		fmt.Fprintf(stderr, "nritest: %v\n", err)
-		fs.Usage()
-		return c, err
-	}
-	return c, nil
+	return c, err
 }
 
 // check rejects flag combinations that cannot work.
@@ -125,7 +130,7 @@ func (c config) check(rest []string) error {
 
 // run is the whole command; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseFlags(args, stderr)
+	cfg, err := parseFlags(args, stdout, stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK

@@ -23,8 +23,10 @@ type Report struct {
 	Events         []EventReport       `json:"events"`
 	Outside        []Call              `json:"calls_outside_events,omitempty"`
 	Active         []PluginReport      `json:"plugins"`
+	Dropped        []string            `json:"dropped,omitempty"` // called, but gone by the end
 	Deprecations   []DeprecationReport `json:"deprecations"`
-	Failures       int                 `json:"failures"`
+	FailedEvents   int                 `json:"failed_events"`
+	FailedCalls    int                 `json:"failed_calls"` // plugin calls not ok
 	OK             bool                `json:"ok"`
 }
 
@@ -39,6 +41,8 @@ type EventReport struct {
 	// Changes is what the merged response asked the runtime to change.
 	Changes []string `json:"changes,omitempty"`
 	Error   string   `json:"error,omitempty"`
+	// Skipped says why the runtime did not issue the event.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // PluginReport is one active plugin at the end of the lifecycle.
@@ -48,6 +52,8 @@ type PluginReport struct {
 	PID         int    `json:"pid,omitempty"`
 	Events      string `json:"events"`
 	StateChange bool   `json:"state_change"`
+	// About says what a sample plugin does.
+	About string `json:"about,omitempty"`
 }
 
 // DeprecationReport is one plugin's deprecated behaviour.
@@ -58,10 +64,14 @@ type DeprecationReport struct {
 	Since       time.Time `json:"since"`
 }
 
-func pluginReports(infos []adaptation.PluginInfo) []PluginReport {
+// pluginReports lists the plugins; about describes the known ones.
+func pluginReports(infos []adaptation.PluginInfo, about map[string]string) []PluginReport {
 	out := make([]PluginReport, 0, len(infos))
 	for _, p := range infos {
-		out = append(out, PluginReport{Plugin: p.Plugin, Kind: p.Kind, PID: p.PID, Events: p.Events, StateChange: p.StateChange})
+		out = append(out, PluginReport{
+			Plugin: p.Plugin, Kind: p.Kind, PID: p.PID, Events: p.Events, StateChange: p.StateChange,
+			About: about[p.Plugin],
+		})
 	}
 	return out
 }
@@ -78,17 +88,29 @@ func deprecationReports(deps []adaptation.PluginDeprecation) []DeprecationReport
 	return out
 }
 
-// tally counts failed events and failed plugin calls, and sets OK.
+// findDropped lists the plugins that were called but are no longer active.
+func (r *Report) findDropped() {
+	r.Dropped = nil
+	for _, e := range r.Events {
+		for _, c := range e.Calls {
+			gone := !slices.ContainsFunc(r.Active, func(p PluginReport) bool { return p.Plugin == c.Plugin })
+			if gone && !slices.Contains(r.Dropped, c.Plugin) {
+				r.Dropped = append(r.Dropped, c.Plugin)
+			}
+		}
+	}
+}
+
+// tally counts failed events and plugin calls, and sets OK.
 func (r *Report) tally() {
-	r.Failures = 0
+	r.FailedEvents, r.FailedCalls = 0, failedCalls(r.Outside)
 	for _, e := range r.Events {
 		if e.Result == resultFailed {
-			r.Failures++
+			r.FailedEvents++
 		}
-		r.Failures += failedCalls(e.Calls)
+		r.FailedCalls += failedCalls(e.Calls)
 	}
-	r.Failures += failedCalls(r.Outside)
-	r.OK = r.Failures == 0
+	r.OK = r.FailedEvents == 0 && r.FailedCalls == 0
 }
 
 func failedCalls(calls []Call) int {
@@ -133,11 +155,15 @@ func (r *Report) textHeader(w io.Writer) {
 // order. Calls of another event made on the way (the validation of a
 // CreateContainer, say) get a row of their own below.
 func (r *Report) textEvents(w io.Writer) {
-	fmt.Fprintln(w, "EVENTS (plugin calls in call order: plugin outcome latency)")
+	fmt.Fprintln(w, "EVENTS (each plugin call as: plugin outcome latency, in call order; validators are called at once)")
 	fmt.Fprintln(w, "#\tEVENT\tTARGET\tRESULT\tPLUGIN CALLS")
 	for _, e := range r.Events {
 		groups := byEvent(e.Calls)
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Event, e.Target, e.Result, callCells(groups[0].calls))
+		calls := callCells(groups[0].calls)
+		if e.Skipped != "" {
+			calls = "(not issued: " + e.Skipped + ")"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Event, e.Target, e.Result, calls)
 		for _, g := range groups[1:] {
 			fmt.Fprintf(w, "\t+ %s\t\t\t%s\n", g.event, callCells(g.calls))
 		}
@@ -207,16 +233,29 @@ func changers(calls []Call) string {
 
 func (r *Report) textPlugins(w io.Writer) {
 	fmt.Fprintln(w, "PLUGINS (dispatch order)")
-	fmt.Fprintln(w, "PLUGIN\tKIND\tPID\tEVENTS\tSTATECHANGE")
+	if len(r.Dropped) > 0 {
+		fmt.Fprintf(w, "dropped during the run: %s\n", strings.Join(r.Dropped, ", "))
+	}
+	if len(r.Active) == 0 {
+		fmt.Fprint(w, "(none active)\n\n")
+		return
+	}
+	about := slices.ContainsFunc(r.Active, func(p PluginReport) bool { return p.About != "" })
+	fmt.Fprint(w, "PLUGIN\tKIND\tPID\tEVENTS\tSTATECHANGE")
+	if about {
+		fmt.Fprint(w, "\tABOUT")
+	}
+	fmt.Fprintln(w)
 	for _, p := range r.Active {
 		sc := "no"
 		if p.StateChange {
 			sc = "yes (deprecated)"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", p.Plugin, p.Kind, p.PID, p.Events, sc)
-	}
-	if len(r.Active) == 0 {
-		fmt.Fprintln(w, "(none)")
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s", p.Plugin, p.Kind, p.PID, p.Events, sc)
+		if about {
+			fmt.Fprintf(w, "\t%s", p.About)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
 }
@@ -230,8 +269,8 @@ func (r *Report) textDeprecations(w io.Writer) {
 	fmt.Fprintln(w, "PLUGIN\tDEPRECATION\tSINCE\tEVENTS")
 	for _, d := range r.Deprecations {
 		lines := chunk(d.Events, 3)
-		since := d.Since.Format("15:04:05.000")
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s (%d)\n", d.Plugin, d.Deprecation, since, lines[0], len(d.Events))
+		what := fmt.Sprintf("%s (%d events)", d.Deprecation, len(d.Events))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Plugin, what, d.Since.Format("15:04:05.000"), lines[0])
 		for _, l := range lines[1:] {
 			fmt.Fprintf(w, "\t\t\t%s\n", l)
 		}
@@ -239,29 +278,47 @@ func (r *Report) textDeprecations(w io.Writer) {
 	fmt.Fprintln(w)
 }
 
-// chunk joins names n to a line; it always returns at least one line.
+// chunk joins names, n to a line, with a comma after all but the last; it
+// returns at least one line.
 func chunk(names []string, n int) []string {
-	lines := []string{""}
+	var lines []string
 	for i := 0; i < len(names); i += n {
-		end := min(i+n, len(names))
-		if i == 0 {
-			lines[0] = strings.Join(names[i:end], ", ")
-			continue
+		line := strings.Join(names[i:min(i+n, len(names))], ", ")
+		if i+n < len(names) {
+			line += ","
 		}
-		lines = append(lines, strings.Join(names[i:end], ", "))
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return []string{""}
 	}
 	return lines
 }
 
 func (r *Report) textSummary(w io.Writer) {
-	calls := len(r.Outside)
+	calls, skipped := len(r.Outside), 0
 	for _, e := range r.Events {
 		calls += len(e.Calls)
+		if e.Skipped != "" {
+			skipped++
+		}
 	}
 	verdict := "ok"
 	if !r.OK {
 		verdict = "FAILED"
 	}
-	fmt.Fprintf(w, "RESULT: %s: %d events, %d plugin calls, %d failures, %d plugins with deprecations\n",
-		verdict, len(r.Events), calls, r.Failures, len(r.Deprecations))
+	fmt.Fprintf(w, "RESULT: %s: %d events (%d failed, %d skipped), %d plugin calls (%d failed); deprecations: %s\n",
+		verdict, len(r.Events), r.FailedEvents, skipped, calls, r.FailedCalls, deprecated(r.Deprecations))
+}
+
+// deprecated names the plugins with deprecations, or says "none".
+func deprecated(deps []DeprecationReport) string {
+	if len(deps) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(deps))
+	for i, d := range deps {
+		ids[i] = d.Plugin
+	}
+	return strings.Join(ids, ", ")
 }

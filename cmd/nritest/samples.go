@@ -29,6 +29,13 @@ func samplePlugins() []testplugin.Config {
 	}
 }
 
+// sampleAbout describes the sample plugins in the report.
+var sampleAbout = map[string]string{
+	"10-logger":    "sample: takes every event, changes nothing",
+	"20-annotator": "sample: adjusts CreateContainer (annotation, env)",
+	"30-legacy":    "sample: built before NRI v0.12, takes 9 events only via StateChange",
+}
+
 // installSamples writes a temporary plugin directory holding a launcher and
 // a config for every sample plugin, and returns it with its cleanup.
 func installSamples() (pluginDir string, cleanup func(), err error) {

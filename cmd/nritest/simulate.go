@@ -29,7 +29,7 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 			return nil, err
 		}
 		defer cleanup()
-		pluginDir, source = dir, "samples 10-logger, 20-annotator, 30-legacy, pre-installed in "+dir
+		pluginDir, source = dir, "bundled samples, pre-installed in "+dir+" (temporary)"
 	case pluginDir == "":
 		source = "no pre-installed plugins"
 	}
@@ -58,10 +58,15 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 	d := newDriver(a, st)
 	rep.Workload = d.workload()
 	rep.Events = d.drive(ctx, rec)
-	rep.Active = pluginReports(a.Plugins())
+	var about map[string]string
+	if cfg.samples {
+		about = sampleAbout
+	}
+	rep.Active = pluginReports(a.Plugins(), about)
 	rep.Deprecations = deprecationReports(a.Deprecations())
 	stop()
 	rep.Outside = rec.strays()
+	rep.findDropped()
 	rep.tally()
 	return rep, nil
 }

@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/nrikit/nrikit/api"
@@ -10,12 +9,11 @@ import (
 // markedList is a list adjustment whose entries are keyed and may carry the
 // removal marker on their key (mounts, env, devices).
 type markedList[P any] struct {
-	field   api.Field
-	in      []P
-	out     *[]P             // the merged list
-	key     func(P) string   // entry key, marker included
-	ctrDrop func(key string) // removes key from the container
-	ctrPut  func(P)          // adds or replaces an entry in the container
+	field api.Field
+	in    []P
+	out   *[]P                                 // the merged list
+	key   func(P) string                       // entry key, marker included
+	ctr   func(drop map[string]bool, puts []P) // rewrites the container's list
 }
 
 // mergeMarkedList implements facts §7.2 for mounts, env and devices:
@@ -33,10 +31,8 @@ type markedList[P any] struct {
 // three; the marker is part of the protocol (facts §3.5) and the reference's
 // own spec generator honours it.
 func mergeMarkedList[E any, P msg[E]](cl claims, l markedList[P]) error {
-	var removed []string
-	removal := map[string]P{}
-	set := map[string]bool{}
-	var adds []P
+	var removed, adds []P
+	drop, set := map[string]bool{}, map[string]bool{}
 	for _, e := range l.in {
 		if e == nil {
 			return invalid(cl.plugin, "nil %s entry", fieldName(l.field))
@@ -49,43 +45,52 @@ func mergeMarkedList[E any, P msg[E]](cl claims, l markedList[P]) error {
 		case !remove:
 			set[key] = true
 			adds = append(adds, e)
-		case removal[key] == nil:
-			removed = append(removed, key)
-			removal[key] = e
+		case !drop[key]:
+			drop[key] = true
+			removed = append(removed, e)
 		}
 	}
-	for _, k := range removed {
-		n := len(*l.out)
-		*l.out = dropKey(*l.out, k, l.key)
-		if len(*l.out) < n || set[k] {
+	// Which removals hit an earlier plugin's entry, and which were already
+	// forwarded by an earlier plugin.
+	present, forwarded := map[string]bool{}, map[string]bool{}
+	for _, e := range *l.out {
+		k := l.key(e)
+		present[k] = drop[k]
+		if r, ok := strings.CutPrefix(k, "-"); ok {
+			forwarded[r] = true
+		}
+	}
+	for k := range drop {
+		if present[k] || set[k] {
 			cl.clear(l.field, k)
 		}
-		l.ctrDrop(k)
 	}
 	for _, e := range adds {
 		if err := cl.claim(l.field, l.key(e)); err != nil {
 			return err
 		}
-		*l.out = append(*l.out, cloneMsg(e))
-		l.ctrPut(cloneMsg(e))
 	}
-	for _, k := range removed {
-		if set[k] || slices.ContainsFunc(*l.out, func(e P) bool { return l.key(e) == "-"+k }) {
-			continue
+	out := rewrite(*l.out, l.key, drop, nil)
+	out = append(out, cloneList(adds)...)
+	for _, e := range removed {
+		if k := strings.TrimPrefix(l.key(e), "-"); !set[k] && !forwarded[k] {
+			out = append(out, cloneMsg(e))
 		}
-		*l.out = append(*l.out, cloneMsg(removal[k]))
 	}
+	*l.out = out
+	l.ctr(drop, cloneList(adds))
 	return nil
 }
 
 func (r *createReply) mounts(a *api.ContainerAdjustment) error {
 	return mergeMarkedList(r.claims, markedList[*api.Mount]{
-		field:   api.Field_Mounts,
-		in:      a.Mounts,
-		out:     &r.out.Mounts,
-		key:     mountKey,
-		ctrDrop: func(k string) { r.ctr.Mounts = dropKey(r.ctr.Mounts, k, mountKey) },
-		ctrPut:  func(m *api.Mount) { r.ctr.Mounts = upsert(r.ctr.Mounts, m, mountKey) },
+		field: api.Field_Mounts,
+		in:    a.Mounts,
+		out:   &r.out.Mounts,
+		key:   mountKey,
+		ctr: func(drop map[string]bool, puts []*api.Mount) {
+			r.ctr.Mounts = rewrite(r.ctr.Mounts, mountKey, drop, puts)
+		},
 	})
 }
 
@@ -96,13 +101,16 @@ func (r *createReply) env(a *api.ContainerAdjustment) error {
 		}
 	}
 	return mergeMarkedList(r.claims, markedList[*api.KeyValue]{
-		field:   api.Field_Env,
-		in:      a.Env,
-		out:     &r.out.Env,
-		key:     envKey,
-		ctrDrop: func(k string) { r.ctr.Env = dropKey(r.ctr.Env, k, envName) },
-		ctrPut: func(kv *api.KeyValue) {
-			r.ctr.Env = upsert(r.ctr.Env, kv.Key+"="+kv.Value, envName)
+		field: api.Field_Env,
+		in:    a.Env,
+		out:   &r.out.Env,
+		key:   envKey,
+		ctr: func(drop map[string]bool, puts []*api.KeyValue) {
+			vars := make([]string, len(puts))
+			for i, kv := range puts {
+				vars[i] = kv.Key + "=" + kv.Value
+			}
+			r.ctr.Env = rewrite(r.ctr.Env, envName, drop, vars)
 		},
 	})
 }
@@ -116,13 +124,11 @@ func (r *createReply) devices(l *api.LinuxContainerAdjustment) error {
 		in:    l.Devices,
 		out:   &r.outLinux().Devices,
 		key:   deviceKey,
-		ctrDrop: func(k string) {
-			if r.ctr.Linux != nil {
-				r.ctr.Linux.Devices = dropKey(r.ctr.Linux.Devices, k, deviceKey)
+		ctr: func(drop map[string]bool, puts []*api.LinuxDevice) {
+			if r.ctr.Linux == nil && len(puts) == 0 {
+				return
 			}
-		},
-		ctrPut: func(d *api.LinuxDevice) {
-			r.ctrLinux().Devices = upsert(r.ctrLinux().Devices, d, deviceKey)
+			r.ctrLinux().Devices = rewrite(r.ctrLinux().Devices, deviceKey, drop, puts)
 		},
 	})
 }
@@ -135,7 +141,10 @@ func (r *createReply) devices(l *api.LinuxContainerAdjustment) error {
 // plugin, earlier merged entries of type T are dropped and only T is
 // forwarded. The reference leaves this case unspecified.
 func (r *createReply) namespaces(l *api.LinuxContainerAdjustment) error {
-	removes, sets, replaced := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	if len(l.Namespaces) == 0 {
+		return nil
+	}
+	removes, sets := map[string]bool{}, map[string]bool{}
 	for _, n := range l.Namespaces {
 		if n == nil {
 			return invalid(r.plugin, "nil namespace entry")
@@ -150,37 +159,43 @@ func (r *createReply) namespaces(l *api.LinuxContainerAdjustment) error {
 			sets[key] = true
 		}
 	}
+	replace := map[string]bool{}
+	for k := range sets {
+		if removes[k] {
+			replace[k] = true
+			r.clear(api.Field_Namespace, k)
+		}
+	}
+	out := r.outLinux()
+	out.Namespaces = rewrite(out.Namespaces, unmarkedNamespace, replace, nil)
+	drop := map[string]bool{}
+	var puts []*api.LinuxNamespace
 	for _, n := range l.Namespaces {
 		key, remove, _ := r.markedKey(api.Field_Namespace, n.Type)
-		replace := removes[key] && sets[key]
-		if replace && remove {
+		if remove && replace[key] {
 			continue // folded into the set
-		}
-		if replace && !replaced[key] {
-			replaced[key] = true
-			r.clear(api.Field_Namespace, key)
-			r.outLinux().Namespaces = slices.DeleteFunc(r.outLinux().Namespaces, func(e *api.LinuxNamespace) bool {
-				return strings.TrimPrefix(e.Type, "-") == key
-			})
 		}
 		if err := r.claim(api.Field_Namespace, key); err != nil {
 			return err
 		}
-		r.outLinux().Namespaces = append(r.outLinux().Namespaces, cloneMsg(n))
+		out.Namespaces = append(out.Namespaces, cloneMsg(n))
 		if remove {
-			if r.ctr.Linux != nil {
-				r.ctr.Linux.Namespaces = dropKey(r.ctr.Linux.Namespaces, key, namespaceKey)
-			}
-			continue
+			drop[key] = true
+		} else {
+			puts = append(puts, cloneMsg(n))
 		}
-		r.ctrLinux().Namespaces = upsert(r.ctrLinux().Namespaces, cloneMsg(n), namespaceKey)
+	}
+	if r.ctr.Linux != nil || len(puts) > 0 {
+		r.ctrLinux().Namespaces = rewrite(r.ctrLinux().Namespaces, namespaceKey, drop, puts)
 	}
 	return nil
 }
 
+func unmarkedNamespace(n *api.LinuxNamespace) string { return strings.TrimPrefix(n.GetType(), "-") }
+
 func (r *createReply) rlimits(a *api.ContainerAdjustment) error {
 	return mergeKeyed(r.claims, api.Field_Rlimits, a.Rlimits, rlimitKey, &r.out.Rlimits,
-		func(rl *api.POSIXRlimit) { r.ctr.Rlimits = upsert(r.ctr.Rlimits, rl, rlimitKey) })
+		func(puts []*api.POSIXRlimit) { r.ctr.Rlimits = rewrite(r.ctr.Rlimits, rlimitKey, nil, puts) })
 }
 
 // cdiDevices are add-only and not shown to later plugins (facts §7.2).

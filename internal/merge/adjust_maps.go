@@ -14,8 +14,7 @@ type markedMap[V any] struct {
 	in    map[string]V
 	out   func() map[string]V // the merged map, created on first use
 	ctr   func() map[string]V // the container's map, created on first use
-	tomb  V                   // value stored under a forwarded "-K"
-	copy  func(V) (V, bool)   // copies a value; false if the value is missing
+	dup   func(V) (V, bool)   // copies a value; false if the value is missing
 }
 
 // mergeMarkedMap implements facts §7.2 for marked maps:
@@ -42,7 +41,7 @@ func mergeMarkedMap[V any](cl claims, m markedMap[V]) error {
 		}
 	}
 	for _, k := range set {
-		v, ok := m.copy(m.in[k])
+		v, ok := m.dup(m.in[k])
 		if !ok {
 			return invalid(cl.plugin, "%s %q has no value", fieldName(m.field), k)
 		}
@@ -54,10 +53,11 @@ func mergeMarkedMap[V any](cl claims, m markedMap[V]) error {
 			return err
 		}
 		m.out()[k] = v
-		m.ctr()[k], _ = m.copy(m.in[k])
+		m.ctr()[k], _ = m.dup(m.in[k])
 	}
+	var tomb V // what a forwarded "-K" maps to: "" or a null net device
 	for _, k := range slices.Sorted(maps.Keys(removed)) {
-		m.out()["-"+k] = m.tomb
+		m.out()["-"+k] = tomb
 	}
 	return nil
 }
@@ -77,7 +77,7 @@ func (r *createReply) annotations(a *api.ContainerAdjustment) error {
 		in:    a.Annotations,
 		out:   func() map[string]string { return ensureMap(&r.out.Annotations) },
 		ctr:   func() map[string]string { return ensureMap(&r.ctr.Annotations) },
-		copy:  copyString,
+		dup:   copyString,
 	})
 }
 
@@ -92,7 +92,7 @@ func (r *createReply) sysctl(l *api.LinuxContainerAdjustment) error {
 		in:    l.Sysctl,
 		out:   func() map[string]string { return ensureMap(&r.outLinux().Sysctl) },
 		ctr:   func() map[string]string { return ensureMap(&r.ctrLinux().Sysctl) },
-		copy:  copyString,
+		dup:   copyString,
 	})
 }
 
@@ -108,7 +108,7 @@ func (r *createReply) netDevices(l *api.LinuxContainerAdjustment) error {
 		in:    l.NetDevices,
 		out:   func() map[string]*api.LinuxNetDevice { return ensureMap(&r.outLinux().NetDevices) },
 		ctr:   func() map[string]*api.LinuxNetDevice { return ensureMap(&r.ctrLinux().NetDevices) },
-		copy:  copyNetDevice,
+		dup:   copyNetDevice,
 	})
 }
 

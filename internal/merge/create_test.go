@@ -2,6 +2,7 @@ package merge
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/nrikit/nrikit/api"
@@ -332,4 +333,29 @@ func TestCreateHooksAccumulate(t *testing.T) {
 		replies: []reply{{pa, adj(&api.ContainerAdjustment{Hooks: &api.Hooks{Poststart: []*api.Hook{nil}}})}},
 		err:     ErrInvalidAdjustment,
 	}})
+}
+
+// TestCreateHugeReplyStaysLinear guards against quadratic merging: a hostile
+// plugin may send hundreds of thousands of entries in one 4 MiB reply.
+func TestCreateHugeReplyStaysLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large input")
+	}
+	const n = 20000
+	req := createReq()
+	a := &api.ContainerAdjustment{}
+	for i := range n {
+		d := "/m" + strconv.Itoa(i)
+		req.Container.Mounts = append(req.Container.Mounts, &api.Mount{Destination: d})
+		a.Mounts = append(a.Mounts, &api.Mount{Destination: d, Source: "x"}, &api.Mount{Destination: "-/r" + strconv.Itoa(i)})
+		a.Env = append(a.Env, &api.KeyValue{Key: "E" + strconv.Itoa(i)})
+	}
+	c := NewCreate(req)
+	checkErr(t, c.Apply(pa, adj(a)), nil, "")
+	if got := len(c.Response().Adjust.Mounts); got != 2*n {
+		t.Errorf("merged mounts = %d", got)
+	}
+	if got := len(req.Container.Mounts); got != n+1 {
+		t.Errorf("container mounts = %d", got)
+	}
 }

@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -69,22 +68,37 @@ func cloneList[E any, P msg[E]](list []P) []P {
 	return out
 }
 
-// upsert replaces the entries of list that have v's key with v (keeping the
-// position of the first), or appends v if there is none.
-func upsert[T any](list []T, v T, key func(T) string) []T {
-	k := key(v)
-	i := slices.IndexFunc(list, func(e T) bool { return key(e) == k })
-	if i < 0 {
-		return append(list, v)
+// rewrite returns a new list made from list in one pass: entries whose key is
+// in drop are removed, and each of puts replaces the first entry with its key
+// (later ones are removed) or is appended. Puts must have distinct keys, which
+// ownership claims guarantee. One pass keeps hostile replies with huge lists
+// linear.
+func rewrite[T any](list []T, key func(T) string, drop map[string]bool, puts []T) []T {
+	put := make(map[string]int, len(puts))
+	for i, p := range puts {
+		put[key(p)] = i
 	}
-	list[i] = v
-	rest := slices.DeleteFunc(list[i+1:], func(e T) bool { return key(e) == k })
-	return list[:i+1+len(rest)]
-}
-
-// dropKey removes the entries of list that have key k.
-func dropKey[T any](list []T, k string, key func(T) string) []T {
-	return slices.DeleteFunc(list, func(e T) bool { return key(e) == k })
+	used := make([]bool, len(puts))
+	out := make([]T, 0, len(list)+len(puts))
+	for _, e := range list {
+		k := key(e)
+		if i, ok := put[k]; ok {
+			if !used[i] {
+				out = append(out, puts[i])
+				used[i] = true
+			}
+			continue
+		}
+		if !drop[k] {
+			out = append(out, e)
+		}
+	}
+	for i, p := range puts {
+		if !used[i] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // firstError returns the first non-nil error. Callers evaluate all steps

@@ -130,9 +130,9 @@ func takeString(claim claimFn, f api.Field, src string, dst *string) error {
 }
 
 // mergeKeyed merges an add-only list keyed per entry (hugepage limits,
-// rlimits, CDI devices): claim each key, replace or add the entry in *out and,
-// through put if given, in the request's container.
-func mergeKeyed[E any, P msg[E]](cl claims, f api.Field, in []P, key func(P) string, out *[]P, put func(P)) error {
+// rlimits, CDI devices): claim each key, then replace or add the entries in
+// *out and, through ctr if given, in the request's container.
+func mergeKeyed[E any, P msg[E]](cl claims, f api.Field, in []P, key func(P) string, out *[]P, ctr func(puts []P)) error {
 	for _, e := range in {
 		if e == nil {
 			return invalid(cl.plugin, "nil %s entry", fieldName(f))
@@ -144,10 +144,13 @@ func mergeKeyed[E any, P msg[E]](cl claims, f api.Field, in []P, key func(P) str
 		if err := cl.claim(f, k); err != nil {
 			return err
 		}
-		*out = upsert(*out, cloneMsg(e), key)
-		if put != nil {
-			put(cloneMsg(e))
-		}
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	*out = rewrite(*out, key, nil, cloneList(in))
+	if ctr != nil {
+		ctr(cloneList(in))
 	}
 	return nil
 }

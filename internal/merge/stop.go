@@ -14,8 +14,7 @@ type Stop struct {
 
 // NewStop starts merging for req. The request itself is not needed: no
 // container gets special treatment.
-func NewStop(req *api.StopContainerRequest) *Stop {
-	_ = req
+func NewStop(_ *api.StopContainerRequest) *Stop {
 	return &Stop{st: newUpdateState()}
 }
 

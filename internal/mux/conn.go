@@ -21,11 +21,11 @@ type conn struct {
 	// Write are not interleaved with those of another. It is a channel so a
 	// waiting writer can give up at its deadline or on Close.
 	wlock   chan struct{}
-	closing chan struct{} // closed by close
+	closing chan struct{} // closed by shut
 
 	mu       sync.Mutex
 	queue    [][]byte      // unread payloads; queue[0] may be partly read
-	queued   int           // bytes held by queue, counted per whole frame
+	queued   int           // unread bytes in queue
 	changed  chan struct{} // closed and replaced whenever the state changes
 	closeErr error         // why the connection is closed, nil while open
 	endErr   error         // why the trunk ended; reported once queue is empty

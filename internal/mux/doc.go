@@ -29,6 +29,16 @@
 // produces (a 10-byte ttrpc header plus a 4 MiB message). A larger declared
 // length ends the trunk before anything is allocated for it.
 //
+// # Ending
+//
+// When the trunk ends, by EOF, an error or an oversized frame, the whole mux
+// ends. Each logical connection still returns the data it had queued, then
+// io.EOF if the peer closed the trunk between frames, or otherwise an error
+// wrapping the cause: a frame cut short by EOF is not delivered and is
+// reported as io.ErrUnexpectedEOF. Writes then fail with ErrClosed. Close,
+// by contrast, drops queued data at once: Reads and Writes fail with an
+// error matching both ErrClosed and net.ErrClosed.
+//
 // # Flow control
 //
 // Each logical connection queues received payloads until they are read, up

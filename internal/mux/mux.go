@@ -49,7 +49,7 @@ type Mux struct {
 	writer   *conn      // connection whose frame is on the trunk now
 	trunkWDL time.Time  // write deadline last set on the trunk
 
-	mu    sync.Mutex
+	mu    sync.Mutex // guards conns and err
 	conns map[ConnID]*conn
 	err   error
 	done  chan struct{}

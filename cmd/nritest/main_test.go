@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+func TestMain(m *testing.M) {
+	// The sample and test plugins are this test binary, re-executed.
+	testplugin.MaybeRunChild()
+	goleak.VerifyTestMain(m)
+}
+
+// testLimit bounds every run and wait of a test; only reached when broken.
+const testLimit = 60 * time.Second
+
+// result is one run of the command.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCmd runs the command in-process.
+func runCmd(t *testing.T, args ...string) result {
+	t.Helper()
+	return runWith(&lockedWriter{w: &bytes.Buffer{}}, args...)
+}
+
+func runWith(stderr *lockedWriter, args ...string) result {
+	ctx, cancel := context.WithTimeout(context.Background(), testLimit)
+	defer cancel()
+	var stdout bytes.Buffer
+	code := run(ctx, args, &stdout, stderr)
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// lockedWriter is a goroutine-safe stderr (nrikit logs from many).
+type lockedWriter struct {
+	mu     sync.Mutex
+	w      *bytes.Buffer
+	signal string        // closes seen once written
+	seen   chan struct{} // nil unless signal is set
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	if l.seen != nil && strings.Contains(l.w.String(), l.signal) {
+		close(l.seen)
+		l.seen = nil
+	}
+	return n, err
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
+}
+
+// row is one event row of the text report.
+type row struct {
+	event, target, result string
+	plugins               []string // the step's own calls, in order
+}
+
+var (
+	rowRE  = regexp.MustCompile(`^(\d+)\s+(\w+)\s+(\S+)\s+(ok|FAILED|skipped)\b(.*)$`)
+	callRE = regexp.MustCompile(`(\d\d-[\w.+-]+) (ok|error|timeout|lost|canceled|rejected) [\d.]+ms`)
+)
+
+// textRows parses the EVENTS table of a text report.
+func textRows(t *testing.T, out string) []row {
+	t.Helper()
+	var rows []row
+	for _, line := range strings.Split(out, "\n") {
+		m := rowRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		r := row{event: m[2], target: m[3], result: m[4]}
+		for _, c := range callRE.FindAllStringSubmatch(m[5], -1) {
+			r.plugins = append(r.plugins, c[1])
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// jsonRows is textRows of a JSON report.
+func jsonRows(rep *Report) []row {
+	var rows []row
+	for _, e := range rep.Events {
+		r := row{event: e.Event, target: e.Target, result: e.Result}
+		for _, c := range e.Calls {
+			if c.Event == "" {
+				r.plugins = append(r.plugins, c.Plugin)
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func parseJSON(t *testing.T, out string) *Report {
+	t.Helper()
+	var rep Report
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("JSON report: %v\n%s", err, out)
+	}
+	return &rep
+}
+
+// shortTempDir is a temp dir with a path short enough for a unix socket.
+func shortTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "nrt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"--bogus"},
+		{"extra"},
+		{"--wait", "1"},
+		{"--wait", "-1", "--socket", "/tmp/x.sock"},
+		{"--wait", "x"},
+		{"--request-timeout", "0s"},
+		{"--wait-timeout", "-1s", "--socket", "/tmp/x.sock"},
+	} {
+		r := runCmd(t, args...)
+		if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, "nritest -h") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and a hint on stderr", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	r := runCmd(t, "-h")
+	if r.code != exitOK || !strings.Contains(r.stdout, "Usage: nritest") || !strings.Contains(r.stdout, "-plugin-path DIR") {
+		t.Errorf("-h: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,372 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+// lifecycle is the scripted lifecycle: event and target of every step.
+var lifecycle = []struct{ event, target string }{
+	{"RunPodSandbox", "pod"},
+	{"CreateContainer", "app"}, {"PostCreateContainer", "app"}, {"StartContainer", "app"}, {"PostStartContainer", "app"},
+	{"CreateContainer", "sidecar"}, {"PostCreateContainer", "sidecar"}, {"StartContainer", "sidecar"}, {"PostStartContainer", "sidecar"},
+	{"UpdateContainer", "app"}, {"PostUpdateContainer", "app"},
+	{"UpdatePodSandbox", "pod"}, {"PostUpdatePodSandbox", "pod"},
+	{"StopContainer", "app"}, {"RemoveContainer", "app"},
+	{"StopContainer", "sidecar"}, {"RemoveContainer", "sidecar"},
+	{"StopPodSandbox", "pod"}, {"RemovePodSandbox", "pod"},
+}
+
+var samples = []string{"10-logger", "20-annotator", "30-legacy"}
+
+// checkLifecycle checks that every step ran, in order, with want as its
+// plugins in order.
+func checkLifecycle(t *testing.T, rows []row, want []string) {
+	t.Helper()
+	if len(rows) != len(lifecycle) {
+		t.Fatalf("%d event rows, want %d: %+v", len(rows), len(lifecycle), rows)
+	}
+	for i, r := range rows {
+		l := lifecycle[i]
+		if r.event != l.event || r.target != l.target || r.result != resultOK || !slices.Equal(r.plugins, want) {
+			t.Errorf("event %d = %s %s %s %v, want %s %s ok %v", i+1, r.event, r.target, r.result, r.plugins, l.event, l.target, want)
+		}
+	}
+}
+
+func legacyEvents() []string {
+	var names []string
+	for _, e := range testplugin.LegacyEvents {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	return names
+}
+
+func TestDefaultRun(t *testing.T) {
+	t.Parallel()
+	r := runCmd(t)
+	if r.code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	checkLifecycle(t, textRows(t, r.stdout), samples)
+
+	// The annotator's change, under each CreateContainer.
+	for _, want := range []string{
+		"changed by 20-annotator:",
+		"annotations: " + sampleAnnotation + "=true",
+		"env: " + sampleEnv + "=true",
+	} {
+		if n := strings.Count(r.stdout, want); n != 2 {
+			t.Errorf("%q appears %d times, want 2 (once per CreateContainer)\n%s", want, n, r.stdout)
+		}
+	}
+	// The legacy plugin's deprecation, with all nine events.
+	if !strings.Contains(r.stdout, "30-legacy  deprecated StateChange (9 events)") {
+		t.Errorf("no deprecation for 30-legacy:\n%s", r.stdout)
+	}
+	for _, e := range legacyEvents() {
+		if !strings.Contains(r.stdout[strings.Index(r.stdout, "DEPRECATIONS"):], e) {
+			t.Errorf("deprecation does not list %s", e)
+		}
+		// And the warning on stderr.
+		if !strings.Contains(r.stderr, "event="+e) {
+			t.Errorf("no deprecation warning for %s on stderr:\n%s", e, r.stderr)
+		}
+	}
+	if !strings.Contains(r.stdout, "RESULT: ok") {
+		t.Errorf("no ok verdict:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stderr, "level=debug") || strings.Contains(r.stderr, "level=info") {
+		t.Errorf("debug or info logs without -v:\n%s", r.stderr)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	t.Parallel()
+	r := runCmd(t, "--json")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	checkLifecycle(t, jsonRows(rep), samples)
+	if !rep.OK || rep.FailedEvents+rep.FailedCalls != 0 {
+		t.Errorf("ok %v, failed events %d, calls %d", rep.OK, rep.FailedEvents, rep.FailedCalls)
+	}
+
+	// The same content as the text report.
+	text := runCmd(t)
+	if rows := textRows(t, text.stdout); !slices.EqualFunc(rows, jsonRows(rep), func(a, b row) bool {
+		return a.event == b.event && a.target == b.target && a.result == b.result && slices.Equal(a.plugins, b.plugins)
+	}) {
+		t.Errorf("text and JSON rows differ:\n%+v\n%+v", rows, jsonRows(rep))
+	}
+	for _, e := range rep.Events {
+		for _, c := range e.Changes {
+			if !strings.Contains(text.stdout, c) {
+				t.Errorf("change %q of %s not in the text report", c, e.Event)
+			}
+		}
+	}
+
+	create := rep.Events[1]
+	wantChanges := []string{"annotations: " + sampleAnnotation + "=true", "env: " + sampleEnv + "=true"}
+	if create.Event != "CreateContainer" || !slices.Equal(create.Changes, wantChanges) {
+		t.Errorf("CreateContainer changes = %q, want %q", create.Changes, wantChanges)
+	}
+	for _, c := range create.Calls {
+		if want := c.Plugin == "20-annotator" && c.Event == ""; (c.Adjusted == 1) != want {
+			t.Errorf("CreateContainer call %+v: adjusted %d", c, c.Adjusted)
+		}
+	}
+	if ids := pluginIDs(rep.Active); !slices.Equal(ids, samples) {
+		t.Errorf("plugins = %v, want %v", ids, samples)
+	}
+	for _, p := range rep.Active {
+		if p.Kind != "pre-installed" || p.PID == 0 || p.Events != "all" || p.StateChange != (p.Plugin == "30-legacy") {
+			t.Errorf("plugin %+v", p)
+		}
+	}
+	if len(rep.Deprecations) != 1 {
+		t.Fatalf("deprecations = %+v, want one", rep.Deprecations)
+	}
+	d := rep.Deprecations[0]
+	got := slices.Sorted(slices.Values(d.Events))
+	if d.Plugin != "30-legacy" || d.Deprecation != "deprecated StateChange" || !slices.Equal(got, legacyEvents()) || d.Since.IsZero() {
+		t.Errorf("deprecation = %+v", d)
+	}
+}
+
+func pluginIDs(ps []PluginReport) []string {
+	var ids []string
+	for _, p := range ps {
+		ids = append(ids, p.Plugin)
+	}
+	return ids
+}
+
+// installTestPlugins writes a plugin directory with the given plugins.
+func installTestPlugins(t *testing.T, dir string, cfgs ...testplugin.Config) string {
+	t.Helper()
+	pluginDir := filepath.Join(dir, "plugins")
+	if err := os.MkdirAll(pluginDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range cfgs {
+		path, err := testplugin.WriteConfig(dir, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := testplugin.WriteLauncher(pluginDir, cfg.Index, cfg.Name, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pluginDir
+}
+
+func TestPluginPath(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "events.log")
+	pluginDir := installTestPlugins(t, dir,
+		testplugin.Config{Index: "05", Name: "first", LogPath: log},
+		testplugin.Config{Index: "15", Name: "creates", Events: "createcontainer", LogPath: log},
+	)
+	confDir := filepath.Join(dir, "conf.d")
+	if err := os.Mkdir(confDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(confDir, "05-first.conf"), []byte("hello from conf.d"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	r := runCmd(t, "--json", "--plugin-path", pluginDir, "--plugin-config-path", confDir)
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	if ids := pluginIDs(rep.Active); !slices.Equal(ids, []string{"05-first", "15-creates"}) {
+		t.Errorf("plugins = %v", ids)
+	}
+	for i, e := range jsonRows(rep) {
+		want := []string{"05-first"}
+		if e.event == "CreateContainer" {
+			want = append(want, "15-creates")
+		}
+		if !slices.Equal(e.plugins, want) {
+			t.Errorf("event %d %s: plugins %v, want %v", i+1, e.event, e.plugins, want)
+		}
+	}
+	if len(rep.Deprecations) != 0 || !strings.Contains(rep.Plugins, pluginDir) {
+		t.Errorf("deprecations %+v, plugin source %q", rep.Deprecations, rep.Plugins)
+	}
+	recs, err := testplugin.ReadLog(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := testplugin.Find(recs, "05-first", "Configure"); len(c) != 1 || c[0].Config != "hello from conf.d" {
+		t.Errorf("05-first Configure records = %+v, want the conf.d config", c)
+	}
+}
+
+// TestPluginFails: a plugin failing a setup event fails the run; the
+// container's later setup events are skipped, its teardown is not.
+func TestPluginFails(t *testing.T) {
+	t.Parallel()
+	pluginDir := installTestPlugins(t, t.TempDir(), testplugin.Config{
+		Index: "40", Name: "failer",
+		Behaviours: map[string]testplugin.Behaviour{"StartContainer": {Fail: "no start today"}},
+	})
+	r := runCmd(t, "--plugin-path", pluginDir)
+	if r.code != exitFailed {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	results := map[string]string{}
+	for _, row := range textRows(t, r.stdout) {
+		results[row.event+" "+row.target] = row.result
+	}
+	for step, want := range map[string]string{
+		"StartContainer app":      resultFailed,
+		"PostStartContainer app":  resultSkipped,
+		"UpdateContainer app":     resultSkipped,
+		"StopContainer app":       resultOK,
+		"StartContainer sidecar":  resultFailed,
+		"RemovePodSandbox pod":    resultOK,
+		"CreateContainer sidecar": resultOK,
+	} {
+		if results[step] != want {
+			t.Errorf("%s: %q, want %q", step, results[step], want)
+		}
+	}
+	for _, want := range []string{"40-failer error", "error: ", "no start today", "(not issued: its StartContainer failed)", "RESULT: FAILED"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestPluginTimeout: a plugin that times out on a notification is dropped;
+// the event itself succeeds, the run fails.
+func TestPluginTimeout(t *testing.T) {
+	t.Parallel()
+	pluginDir := installTestPlugins(t, t.TempDir(),
+		testplugin.Config{Index: "10", Name: "ok"},
+		testplugin.Config{Index: "20", Name: "stuck", Behaviours: map[string]testplugin.Behaviour{"PostCreateContainer": {Hang: true}}},
+	)
+	r := runCmd(t, "--json", "--plugin-path", pluginDir, "--request-timeout", "200ms")
+	if r.code != exitFailed {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	post := rep.Events[2]
+	if post.Event != "PostCreateContainer" || post.Result != resultOK || len(post.Calls) != 2 || post.Calls[1].Outcome != "timeout" {
+		t.Errorf("PostCreateContainer = %+v", post)
+	}
+	if !slices.Equal(rep.Dropped, []string{"20-stuck"}) || !slices.Equal(pluginIDs(rep.Active), []string{"10-ok"}) {
+		t.Errorf("dropped %v, active %v", rep.Dropped, pluginIDs(rep.Active))
+	}
+	if rep.OK || rep.FailedEvents != 0 || rep.FailedCalls != 1 {
+		t.Errorf("ok %v, failed events %d, calls %d", rep.OK, rep.FailedEvents, rep.FailedCalls)
+	}
+	for _, e := range rep.Events[3:] {
+		if slices.ContainsFunc(e.Calls, func(c Call) bool { return c.Plugin == "20-stuck" }) {
+			t.Errorf("%s called the dropped plugin", e.Event)
+		}
+	}
+}
+
+func TestNoPlugins(t *testing.T) {
+	t.Parallel()
+	r := runCmd(t, "--plugin-path", "", "--json")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	checkLifecycle(t, jsonRows(rep), nil)
+	if len(rep.Active) != 0 || rep.Plugins != "no pre-installed plugins" {
+		t.Errorf("plugins %+v from %q", rep.Active, rep.Plugins)
+	}
+}
+
+// TestSocketWait drives the lifecycle only once an external plugin has
+// connected to the socket.
+func TestSocketWait(t *testing.T) {
+	t.Parallel()
+	dir := shortTempDir(t)
+	sock := filepath.Join(dir, "nri.sock")
+	stderr := &lockedWriter{w: &bytes.Buffer{}, signal: "nritest: waiting", seen: make(chan struct{})}
+	listening := stderr.seen
+
+	finished := make(chan result, 1)
+	go func() {
+		finished <- runWith(stderr, "--json", "--plugin-path", "", "--socket", sock, "--wait", "1")
+	}()
+	select {
+	case <-listening: // the socket listens before the tool waits
+	case d := <-finished:
+		t.Fatalf("run ended before waiting: exit %d\n%s", d.code, d.stderr)
+	case <-time.After(testLimit):
+		t.Fatal("the tool never started waiting")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := testplugin.Config{Index: "50", Name: "ext", SocketPath: sock, Events: "runpodsandbox,createcontainer"}
+	cmd, err := testplugin.StartExternal(ctx, cfg, filepath.Join(dir, "ext.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	var d result
+	select {
+	case d = <-finished:
+	case <-time.After(testLimit):
+		t.Fatal("run did not finish")
+	}
+	select {
+	case err := <-exited: // the runtime's Stop ends the plugin
+		if err != nil {
+			t.Errorf("external plugin: %v", err)
+		}
+	case <-time.After(testLimit):
+		cancel()
+		<-exited
+		t.Error("external plugin did not exit after the runtime stopped")
+	}
+	if d.code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", d.code, d.stdout, d.stderr)
+	}
+	rep := parseJSON(t, d.stdout)
+	if len(rep.Active) != 1 || rep.Active[0].Plugin != "50-ext" || rep.Active[0].Kind != "external" {
+		t.Errorf("plugins = %+v", rep.Active)
+	}
+	for _, e := range jsonRows(rep) {
+		want := []string(nil)
+		if ev, _ := api.ParseEvent(e.event); ev == api.Event_RUN_POD_SANDBOX || ev == api.Event_CREATE_CONTAINER {
+			want = []string{"50-ext"}
+		}
+		if !slices.Equal(e.plugins, want) {
+			t.Errorf("%s: plugins %v, want %v", e.event, e.plugins, want)
+		}
+	}
+}
+
+func TestWaitTimeout(t *testing.T) {
+	t.Parallel()
+	sock := filepath.Join(shortTempDir(t), "nri.sock")
+	r := runCmd(t, "--plugin-path", "", "--socket", sock, "--wait", "2", "--wait-timeout", "200ms")
+	if r.code != exitFailed || r.stdout != "" || !strings.Contains(r.stderr, "only 0 of 2 external plugins") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
