@@ -48,14 +48,15 @@ func (a *Adaptation) relayStateChange(ctx context.Context, p *plugin, ev api.Eve
 	if r, ok := req.(containerRequest); ok && isContainerEvent(ev) {
 		sc.Container = r.GetContainer()
 	}
-	if _, err := p.svc.StateChange(ctx, sc); err != nil {
-		if isUnimplemented(err) {
-			return fmt.Errorf("plugin implements neither the %s RPC nor StateChange: %w", eventOp(ev), err)
-		}
-		return err
+	_, err := p.svc.StateChange(ctx, sc)
+	if isUnimplemented(err) {
+		return fmt.Errorf("plugin implements neither the %s RPC nor StateChange: %w", eventOp(ev), err)
 	}
-	a.deprecations.record(ctx, p, ev)
-	return nil
+	if reachedHandler(ctx, err) {
+		// The event took the deprecated path, whatever the handler made of it.
+		a.deprecations.record(ctx, p, ev)
+	}
+	return err
 }
 
 func isContainerEvent(ev api.Event) bool {
@@ -66,4 +67,10 @@ func isContainerEvent(ev api.Event) bool {
 		return true
 	}
 	return false
+}
+
+// reachedHandler tells whether a call got an answer from the plugin itself,
+// success or error, rather than failing on the way.
+func reachedHandler(ctx context.Context, err error) bool {
+	return err == nil || (!timedOut(ctx, err) && !isConnectionError(err) && ctx.Err() == nil)
 }

@@ -2,6 +2,7 @@ package adaptation
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,9 @@ func (d Deprecation) String() string {
 	return "unknown deprecation"
 }
 
+// MarshalText writes the deprecation's text, for JSON reports.
+func (d Deprecation) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
 // DeprecationRecorder receives deprecation warnings; it has the reference's
 // shape, so a runtime's existing recorder needs at most a type conversion.
 type DeprecationRecorder interface {
@@ -43,6 +47,20 @@ type PluginDeprecation struct {
 	Deprecation Deprecation `json:"deprecation"`
 	Events      []api.Event `json:"events"`
 	Since       time.Time   `json:"since"`
+}
+
+// MarshalJSON writes event names rather than numbers.
+func (d PluginDeprecation) MarshalJSON() ([]byte, error) {
+	names := make([]string, len(d.Events))
+	for i, ev := range d.Events {
+		names[i] = ev.Name()
+	}
+	return json.Marshal(struct {
+		Plugin      string      `json:"plugin"`
+		Deprecation Deprecation `json:"deprecation"`
+		Events      []string    `json:"events"`
+		Since       time.Time   `json:"since"`
+	}{d.Plugin, d.Deprecation, names, d.Since})
 }
 
 // deprecations records each (plugin, event) pair once.

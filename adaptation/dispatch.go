@@ -63,7 +63,7 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	switch f {
 	case failCanceled:
 		return fmt.Errorf("nrikit: %s canceled by the caller: %w", eventOp(ev), context.Cause(ctx))
-	case failError:
+	case failError, failRejected:
 		if pol.class.canFail() {
 			log.Warn("nrikit: plugin failed the event; the operation fails")
 			return perr

@@ -47,10 +47,11 @@ const (
 	failTimeout                 // no answer within the deadline
 	failLost                    // the connection broke or the plugin is closed
 	failCanceled                // the caller's own context ended
+	failRejected                // a validator said no
 )
 
 func (f failure) outcome() Outcome {
-	return [...]Outcome{OutcomeError, OutcomeTimeout, OutcomeLost, OutcomeCanceled}[f]
+	return [...]Outcome{OutcomeError, OutcomeTimeout, OutcomeLost, OutcomeCanceled, OutcomeRejected}[f]
 }
 
 // classify decides whose fault err is. callerCtx is the runtime's context:
@@ -59,6 +60,8 @@ func classify(callerCtx context.Context, p *plugin, err error) failure {
 	switch {
 	case callerCtx.Err() != nil:
 		return failCanceled
+	case errors.Is(err, ErrRejected):
+		return failRejected
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrPluginTimeout),
 		status.Code(err) == codes.DeadlineExceeded:
 		return failTimeout

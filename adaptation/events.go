@@ -68,6 +68,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	if err != nil {
 		return nil, err
 	}
+	a.logDiscarded(api.Event_CREATE_CONTAINER, result.Discarded())
 	return result.Response(), nil
 }
 
@@ -101,6 +102,7 @@ func (a *Adaptation) UpdateContainer(ctx context.Context, req *api.UpdateContain
 	if err := relay(ctx, a, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect); err != nil {
 		return nil, err
 	}
+	a.logDiscarded(api.Event_UPDATE_CONTAINER, result.Discarded())
 	return result.Response(), nil
 }
 
@@ -123,6 +125,7 @@ func (a *Adaptation) StopContainer(ctx context.Context, req *api.StopContainerRe
 		return nil
 	}
 	err := relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, collect)
+	a.logDiscarded(api.Event_STOP_CONTAINER, result.Discarded())
 	return result.Response(), err
 }
 
@@ -141,4 +144,12 @@ func (a *Adaptation) countAdjustments(p *plugin, ev api.Event, adjusted bool, up
 		n = 1
 	}
 	a.opts.metrics.AdjustmentsReturned(p.id, ev, n, len(updates), len(evictions))
+}
+
+// logDiscarded reports updates dropped because they conflicted while their
+// plugin allowed failure (ignore_failure).
+func (a *Adaptation) logDiscarded(ev api.Event, discarded []error) {
+	for _, err := range discarded {
+		a.log.WithField("event", eventOp(ev)).WithError(err).Info("nrikit: conflicting update ignored as its plugin allowed")
+	}
 }

@@ -18,12 +18,16 @@ import (
 
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/interoptest"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
 
 func TestMain(m *testing.M) {
 	testplugin.MaybeRunChild()
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		interoptest.Cleanup()
+		os.Exit(code)
+	}))
 }
 
 // waitLimit bounds every wait of a test; it is generous for a loaded 2-core

@@ -22,7 +22,9 @@ const (
 // Metrics receives measurements; implementations must be safe for concurrent
 // use and fast (they are called on the event path).
 type Metrics interface {
-	// PluginInvoked is called once per plugin call of an event.
+	// PluginInvoked is called once per plugin call of an event, in call
+	// order; validators are called all at once, so theirs come in the order
+	// they answer.
 	PluginInvoked(plugin string, event api.Event, outcome Outcome, latency time.Duration)
 	// AdjustmentsReturned counts what a plugin asked for: the number of
 	// adjusted containers (0 or 1), container updates and evictions.

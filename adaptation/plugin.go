@@ -20,8 +20,15 @@ const (
 	kindBuiltin                        // in-process, added by option
 )
 
+// Plugin kinds as PluginInfo.Kind reports them.
+const (
+	KindExternal     = "external"
+	KindPreinstalled = "pre-installed"
+	KindBuiltin      = "builtin"
+)
+
 func (k pluginKind) String() string {
-	return [...]string{"external", "pre-installed", "builtin"}[k]
+	return [...]string{KindExternal, KindPreinstalled, KindBuiltin}[k]
 }
 
 // transport is the connection behind a plugin.

@@ -84,9 +84,11 @@ func (c *socketConn) stop(ctx context.Context) {
 	})
 }
 
+// teardown closes the ttrpc ends before the mux under them, so that they
+// see an orderly close rather than an error they would log.
 func (c *socketConn) teardown() {
 	_ = c.client.Close()
-	_ = c.mux.Close()
 	_ = c.server.Close()
+	_ = c.mux.Close()
 	c.wg.Wait()
 }

@@ -7,11 +7,15 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/mux"
 )
 
-// maxSyncMessage is the largest SynchronizeRequest we send: the 4 MiB ttrpc
-// limit less room for the request envelope (service, method, deadline).
-const maxSyncMessage = 4<<20 - 1024
+// maxSyncMessage is the largest SynchronizeRequest we send. The ttrpc limit
+// is 4 MiB, but a reference peer's mux queues at most 256 frames per
+// connection and tears the connection down on the 257th, and we never send
+// frames over 4096 bytes: a message of at most 250 frames can arrive whole
+// even while the plugin is too busy (say, collecting garbage) to read.
+const maxSyncMessage = 250*mux.MaxWritePayload - 1024
 
 type snapshotChunk struct {
 	pods []*api.PodSandbox

@@ -50,26 +50,29 @@ func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerReque
 
 func (a *Adaptation) validateWith(ctx context.Context, p *plugin, req *api.ValidateContainerAdjustmentRequest) error {
 	const ev = api.Event_VALIDATE_CONTAINER_ADJUSTMENT
-	var rsp *api.ValidateContainerAdjustmentResponse
-	err := a.deliver(ctx, policyOf(ev), ev, p, func(ctx context.Context) (err error) {
-		rsp, err = p.svc.ValidateContainerAdjustment(ctx, req)
-		return err
+	answered := false
+	err := a.deliver(ctx, policyOf(ev), ev, p, func(ctx context.Context) error {
+		rsp, err := p.svc.ValidateContainerAdjustment(ctx, req)
+		if err != nil {
+			return err
+		}
+		answered = true
+		if rsp.GetReject() {
+			return fmt.Errorf("%w: %s", ErrRejected, reasonOrDefault(rsp.GetReason()))
+		}
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if rsp == nil {
+	if err == nil && !answered {
 		// Timed out or lost, and the policy let the event go on: a
 		// validator's silence is never consent.
 		return &PluginError{Plugin: p.id, Op: eventOp(ev), Err: errors.New("no verdict")}
 	}
-	if rsp.GetReject() {
-		reason := rsp.GetReason()
-		if reason == "" {
-			reason = "no reason given"
-		}
-		a.opts.metrics.PluginInvoked(p.id, ev, OutcomeRejected, 0)
-		return &PluginError{Plugin: p.id, Op: eventOp(ev), Err: fmt.Errorf("%w: %s", ErrRejected, reason)}
+	return err
+}
+
+func reasonOrDefault(reason string) string {
+	if reason == "" {
+		return "no reason given"
 	}
-	return nil
+	return reason
 }

@@ -96,7 +96,7 @@ func (d *driver) drive(ctx context.Context, rec *recorder) []EventReport {
 	failed := map[string]string{} // object ID: the event it failed
 	var out []EventReport
 	for i, s := range d.script() {
-		r := EventReport{Seq: i + 1, Event: s.event.Name(), Target: s.target, TargetID: s.id}
+		r := EventReport{Seq: i + 1, Event: s.event.Name(), Target: s.target, TargetID: s.id, Calls: []Call{}}
 		switch {
 		case ctx.Err() != nil:
 			r.Result, r.Skipped = resultSkipped, "interrupted"

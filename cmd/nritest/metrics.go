@@ -15,7 +15,6 @@ type Call struct {
 	// deliver a missed StopPodSandbox before a RemovePodSandbox, for example.
 	Event     string             `json:"event,omitempty"`
 	Outcome   adaptation.Outcome `json:"outcome"`
-	Latency   time.Duration      `json:"-"`
 	LatencyMS float64            `json:"latency_ms"`
 	// What the plugin asked for (AdjustmentsReturned).
 	Adjusted  int `json:"adjusted,omitempty"`
@@ -61,6 +60,9 @@ func (r *recorder) end() []Call {
 	r.inStep = false
 	calls := r.calls
 	r.calls = nil
+	if calls == nil {
+		return []Call{} // JSON: [] rather than null
+	}
 	return calls
 }
 
@@ -77,7 +79,7 @@ func (r *recorder) countChanged() <-chan struct{} { return r.count }
 func (r *recorder) PluginInvoked(plugin string, ev api.Event, outcome adaptation.Outcome, latency time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := Call{Plugin: plugin, Outcome: outcome, Latency: latency, LatencyMS: millis(latency)}
+	c := Call{Plugin: plugin, Outcome: outcome, LatencyMS: millis(latency)}
 	n := r.pending[plugin]
 	delete(r.pending, plugin)
 	c.Adjusted, c.Updates, c.Evictions = n.adjusted, n.updates, n.evictions

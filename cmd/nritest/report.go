@@ -157,21 +157,22 @@ func (r *Report) textHeader(w io.Writer) {
 func (r *Report) textEvents(w io.Writer) {
 	fmt.Fprintln(w, "EVENTS (each plugin call as: plugin outcome latency, in call order; validators are called at once)")
 	fmt.Fprintln(w, "#\tEVENT\tTARGET\tRESULT\tPLUGIN CALLS")
+	width := r.callWidth()
 	for _, e := range r.Events {
 		groups := byEvent(e.Calls)
-		calls := callCells(groups[0].calls)
+		calls := callCells(groups[0].calls, width)
 		if e.Skipped != "" {
 			calls = "(not issued: " + e.Skipped + ")"
 		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Event, e.Target, e.Result, calls)
-		for _, g := range groups[1:] {
-			fmt.Fprintf(w, "\t+ %s\t\t\t%s\n", g.event, callCells(g.calls))
-		}
 		if len(e.Changes) > 0 {
 			fmt.Fprintf(w, "\t\t\t\tchanged by %s:\n", changers(e.Calls))
 			for _, c := range e.Changes {
 				fmt.Fprintf(w, "\t\t\t\t  %s\n", c)
 			}
+		}
+		for _, g := range groups[1:] {
+			fmt.Fprintf(w, "\t+ %s\t\t\t%s\n", g.event, callCells(g.calls, width))
 		}
 		if e.Error != "" {
 			fmt.Fprintf(w, "\t\t\t\terror: %s\n", e.Error)
@@ -179,7 +180,7 @@ func (r *Report) textEvents(w io.Writer) {
 	}
 	if len(r.Outside) > 0 {
 		for _, g := range byEvent(r.Outside)[1:] {
-			fmt.Fprintf(w, "-\t%s\t(between steps)\t\t%s\n", g.event, callCells(g.calls))
+			fmt.Fprintf(w, "-\t%s\t(between steps)\t\t%s\n", g.event, callCells(g.calls, width))
 		}
 	}
 	fmt.Fprintln(w)
@@ -205,16 +206,36 @@ func byEvent(calls []Call) []callGroup {
 	return groups
 }
 
-// callCells is one tab-separated cell per call.
-func callCells(calls []Call) string {
+// callCells lists calls, each padded to width so that the calls of
+// successive rows line up (tabwriter columns would break at every
+// continuation line).
+func callCells(calls []Call, width int) string {
 	if len(calls) == 0 {
 		return "(no plugin)"
 	}
 	cells := make([]string, len(calls))
 	for i, c := range calls {
-		cells[i] = fmt.Sprintf("%s %s %.2fms", c.Plugin, c.Outcome, c.LatencyMS)
+		cells[i] = fmt.Sprintf("%-*s", width, callText(c))
 	}
-	return strings.Join(cells, "\t")
+	return strings.TrimRight(strings.Join(cells, "  "), " ")
+}
+
+func callText(c Call) string {
+	return fmt.Sprintf("%s %s %.2fms", c.Plugin, c.Outcome, c.LatencyMS)
+}
+
+// callWidth is the width of the widest call of the report.
+func (r *Report) callWidth() int {
+	w := 0
+	for _, e := range r.Events {
+		for _, c := range e.Calls {
+			w = max(w, len(callText(c)))
+		}
+	}
+	for _, c := range r.Outside {
+		w = max(w, len(callText(c)))
+	}
+	return w
 }
 
 // changers names the plugins that asked for changes, or "plugins".

@@ -4,6 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/api"
 
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
@@ -64,6 +69,22 @@ func installIn(dir, pluginDir string) error {
 		if _, err := testplugin.WriteLauncher(pluginDir, cfg.Index, cfg.Name, path); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkSamples fails unless every sample plugin joined.
+func checkSamples(active []adaptation.PluginInfo) error {
+	var missing []string
+	for _, cfg := range samplePlugins() {
+		id := api.PluginID(cfg.Index, cfg.Name)
+		if !slices.ContainsFunc(active, func(p adaptation.PluginInfo) bool { return p.Plugin == id }) {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("sample plugin(s) %s did not start (see the warnings above; is %s mounted noexec?)",
+			strings.Join(missing, ", "), os.TempDir())
 	}
 	return nil
 }

@@ -51,7 +51,11 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 		}
 	}
 	defer stop()
-
+	if cfg.samples {
+		if err := checkSamples(a.Plugins()); err != nil {
+			return nil, err
+		}
+	}
 	if err := waitExternal(ctx, a, rec, cfg, stderr); err != nil {
 		return nil, err
 	}

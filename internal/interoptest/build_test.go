@@ -18,6 +18,7 @@ func TestBuildFailsClearly(t *testing.T) {
 		t.Fatal("build succeeded without a module cache or proxy")
 	}
 	msg := err.Error()
+	t.Logf("the failure reads:\n%s", msg)
 	for _, want := range []string{"could not be fetched", ReferenceModule, "GOPROXY=off", "module lookup disabled"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error does not mention %q:\n%s", want, msg)

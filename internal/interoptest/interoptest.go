@@ -118,7 +118,7 @@ func buildModule(module string) (string, time.Duration, error) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool, "build", "-o", path, ".")
+	cmd := exec.CommandContext(ctx, goTool, "build", "-buildvcs=false", "-o", path, ".")
 	cmd.Dir = dir
 	cmd.Env = BuildEnv()
 	var output bytes.Buffer
@@ -130,14 +130,36 @@ func buildModule(module string) (string, time.Duration, error) {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (after %v)", ctx.Err(), BuildTimeout)
 		}
-		return "", took, fmt.Errorf("interoptest: cannot build testdata/interop/%s: %v\n"+
-			"The reference module %s (or another dependency of that module) could not be fetched or built. "+
-			"These tests need it: make the Go module proxy (%s) reachable or fill the module cache "+
-			"(cd %s && go mod download), then rerun.\n"+
-			"%s build -o %s . in %s said:\n%s",
-			module, err, ReferenceModule, goProxy(goTool), dir, goTool, path, dir, output.String())
+		why := fmt.Sprintf("The reference module %s (or another dependency of testdata/interop/%s) could not be fetched. "+
+			"These tests need it and are not skipped without it: make the Go module proxy (%s) reachable "+
+			"or fill the module cache (cd %s && go mod download), then rerun.",
+			ReferenceModule, module, goProxy(goTool), dir)
+		if !looksLikeFetchFailure(output.String()) {
+			why = fmt.Sprintf("The output does not look like a failure to fetch the reference module %s: "+
+				"read it for a compile error in testdata/interop/%s or in the nrikit packages it builds.",
+				ReferenceModule, module)
+		}
+		return "", took, fmt.Errorf("interoptest: cannot build testdata/interop/%s: %v\n%s\n"+
+			"%s build -buildvcs=false -o %s . in %s said:\n%s",
+			module, err, why, goTool, path, dir, output.String())
 	}
 	return path, took, nil
+}
+
+// fetchFailureHints are phrases of go command output about module downloads.
+var fetchFailureHints = []string{
+	"module lookup disabled", "go: downloading", "missing go.sum entry", "reading https://",
+	"dial tcp", "no such host", "connection refused", "i/o timeout", "TLS handshake",
+	"proxy", "GOPROXY", "GOFLAGS=-mod=mod", "verifying ", "unrecognized import path",
+}
+
+func looksLikeFetchFailure(output string) bool {
+	for _, h := range fetchFailureHints {
+		if strings.Contains(output, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // binDir returns the process-wide output directory, creating it on first use.
