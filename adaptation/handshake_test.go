@@ -204,7 +204,7 @@ func TestStopForcedWhenPluginIgnoresShutdown(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, path, content string, mode ...os.FileMode) {
+func writeFile(t testing.TB, path, content string, mode ...os.FileMode) {
 	t.Helper()
 	m := os.FileMode(0o644)
 	if len(mode) > 0 {

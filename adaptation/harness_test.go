@@ -37,7 +37,7 @@ const waitLimit = 20 * time.Second
 // env is one runtime under test with its own socket, plugin and config
 // directories, event log and log capture.
 type env struct {
-	t         *testing.T
+	t         testing.TB
 	dir       string
 	socket    string
 	pluginDir string
@@ -50,7 +50,7 @@ type env struct {
 	a         *adaptation.Adaptation
 }
 
-func newEnv(t *testing.T, opts ...adaptation.Option) *env {
+func newEnv(t testing.TB, opts ...adaptation.Option) *env {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "nrk") // short: unix socket paths are limited to 108 bytes
 	if err != nil {
@@ -62,12 +62,12 @@ func newEnv(t *testing.T, opts ...adaptation.Option) *env {
 
 // newEnvAt makes a second runtime sharing probe's directories and event log,
 // for options (such as built-in plugins) that need those paths up front.
-func newEnvAt(t *testing.T, probe *env, opts ...adaptation.Option) *env {
+func newEnvAt(t testing.TB, probe *env, opts ...adaptation.Option) *env {
 	t.Helper()
 	return newEnvIn(t, probe.dir, opts...)
 }
 
-func newEnvIn(t *testing.T, dir string, opts ...adaptation.Option) *env {
+func newEnvIn(t testing.TB, dir string, opts ...adaptation.Option) *env {
 	t.Helper()
 	var err error
 	e := &env{

@@ -127,7 +127,7 @@ func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, 
 func countExternal(infos []adaptation.PluginInfo) int {
 	n := 0
 	for _, p := range infos {
-		if p.Kind == "external" {
+		if p.Kind == adaptation.KindExternal {
 			n++
 		}
 	}

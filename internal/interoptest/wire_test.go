@@ -14,6 +14,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/interoptest"
+	"github.com/nrikit/nrikit/internal/mux"
 )
 
 // The interop proof with a real peer: a plugin built on the reference stub
@@ -27,10 +28,18 @@ const (
 	runtimeVersion = "v0.0.0-test"
 	stubVersion    = "v0.12.5" // of testdata/interop/modern
 
-	syncPods          = 5000
-	syncContainers    = 20000
-	syncMessageBudget = 4<<20 - 1024    // encoded SynchronizeRequest; the ttrpc envelope adds < 100 bytes
-	syncTimeout       = 2 * time.Minute // for all messages together, with -race on a loaded machine
+	syncPods       = 5000
+	syncContainers = 20000
+	// syncMessageBudget is the most encoded SynchronizeRequest bytes per
+	// message. The ttrpc limit is 4 MiB, but our mux sends frames of at most
+	// mux.MaxWritePayload bytes and the reference mux fails the whole trunk
+	// when more than 256 frames of one connection are unread, so a message
+	// must fit in 250 frames to arrive whole however slowly the plugin reads
+	// (the adaptation's split uses the same bound). The ttrpc header and
+	// envelope take less than the 1024 bytes kept free.
+	syncMessageBudget = 250*mux.MaxWritePayload - 1024
+	// syncTimeout bounds all messages together, with -race on a loaded machine.
+	syncTimeout = 2 * time.Minute
 )
 
 // TestModernPluginOnOurWire registers a plugin subscribed to three events,
@@ -40,7 +49,7 @@ func TestModernPluginOnOurWire(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
 	p := startPeer(t, "-events", "runpodsandbox,createcontainer,stopcontainer")
-	t.Logf("modern plugin built in %v (0 = built by another test), connected after %v",
+	t.Logf("go build of the modern plugin took %v in this process; connected %v after asking for it",
 		interoptest.BuildDuration("modern").Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 
 	checkRegistration(t, p)
@@ -186,8 +195,8 @@ func checkConfigure(t *testing.T, p *peer, want api.EventMask) *api.ConfigureRes
 }
 
 // splitSync cuts the state into SynchronizeRequests of at most
-// syncMessageBudget encoded bytes, in order, pods first, more=true on all
-// but the last.
+// syncMessageBudget encoded bytes (so each is well under the 4 MiB ttrpc
+// limit), in order, pods first, more=true on all but the last.
 func splitSync(t *testing.T, pods []*api.PodSandbox, ctrs []*api.Container) []*api.SynchronizeRequest {
 	t.Helper()
 	const moreSize = 2 // tag and value of more=true

@@ -1,4 +1,7 @@
-package adaptation_test
+// Package fakenode makes the state of a busy node (pods and containers with
+// realistic labels, annotations, mounts and resources) for tests and
+// benchmarks of synchronization.
+package fakenode
 
 import (
 	"fmt"
@@ -8,9 +11,8 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// bigNode makes the state of a busy node: pods with realistic labels and
-// annotations, perPod containers each with resources, mounts and env.
-func bigNode(pods, perPod int) ([]*api.PodSandbox, []*api.Container) {
+// Node makes pods pods with perPod containers each.
+func Node(pods, perPod int) ([]*api.PodSandbox, []*api.Container) {
 	ps := make([]*api.PodSandbox, 0, pods)
 	cs := make([]*api.Container, 0, pods*perPod)
 	for i := 0; i < pods; i++ {
@@ -54,14 +56,22 @@ func bigContainer(pod *api.PodSandbox, i, j int) *api.Container {
 		Labels:       map[string]string{"io.kubernetes.container.name": fmt.Sprintf("container-%d", j), "io.kubernetes.pod.name": pod.GetName()},
 		Annotations: map[string]string{
 			"io.kubernetes.container.hash": fmt.Sprintf("%08x", i*31+j), "io.kubernetes.container.restartCount": "0",
-			"io.kubernetes.container.terminationMessagePath": "/dev/termination-log",
+			"io.kubernetes.container.terminationMessagePath":   "/dev/termination-log",
+			"io.kubernetes.container.terminationMessagePolicy": "File",
+			"io.kubernetes.container.ports":                    `[{"name":"http","containerPort":8080,"protocol":"TCP"},{"name":"metrics","containerPort":9090,"protocol":"TCP"}]`,
+			"io.kubernetes.container.preStopHandler":           `{"exec":{"command":["/bin/sh","-c","sleep 5 && /usr/local/bin/server --drain"]}}`,
 		},
 		Args: []string{"/usr/local/bin/server", "--port=8080", "--log-level=info", "--config=/etc/app/config.yaml"},
 		Env: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOSTNAME=" + pod.GetName(),
-			"KUBERNETES_SERVICE_HOST=10.96.0.1", "KUBERNETES_SERVICE_PORT=443", "APP_MODE=production"},
+			"KUBERNETES_SERVICE_HOST=10.96.0.1", "KUBERNETES_SERVICE_PORT=443", "APP_MODE=production",
+			"KUBERNETES_PORT=tcp://10.96.0.1:443", "KUBERNETES_PORT_443_TCP=tcp://10.96.0.1:443",
+			"KUBERNETES_PORT_443_TCP_PROTO=tcp", "KUBERNETES_PORT_443_TCP_ADDR=10.96.0.1",
+			"SHOP_BACKEND_SERVICE_HOST=10.96.12.34", "SHOP_BACKEND_SERVICE_PORT=8080",
+			"JAVA_TOOL_OPTIONS=-XX:MaxRAMPercentage=75 -XX:+UseG1GC -Dfile.encoding=UTF-8"},
 		Mounts: []*api.Mount{
 			{Destination: "/etc/hosts", Type: "bind", Source: "/var/lib/kubelet/pods/" + pod.GetUid() + "/etc-hosts", Options: []string{"rbind", "rprivate", "rw"}},
 			{Destination: "/dev/termination-log", Type: "bind", Source: "/var/lib/kubelet/pods/" + pod.GetUid() + "/containers/app/0", Options: []string{"rbind", "rprivate", "rw"}},
+			{Destination: "/etc/app", Type: "bind", Source: "/var/lib/kubelet/pods/" + pod.GetUid() + "/volumes/kubernetes.io~configmap/app-config", Options: []string{"rbind", "rprivate", "ro"}},
 			{Destination: "/var/run/secrets/kubernetes.io/serviceaccount", Type: "bind", Source: "/var/lib/kubelet/pods/" + pod.GetUid() + "/volumes/kubernetes.io~projected/kube-api-access", Options: []string{"rbind", "rprivate", "ro"}},
 		},
 		Linux: &api.LinuxContainer{
@@ -89,7 +99,8 @@ func resources(i int) *api.LinuxResources {
 	}
 }
 
-func stateSize(pods []*api.PodSandbox, ctrs []*api.Container) int {
+// Size is the encoded size of the state.
+func Size(pods []*api.PodSandbox, ctrs []*api.Container) int {
 	n := 0
 	for _, p := range pods {
 		n += proto.Size(p)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package adaptation_test
+
+const raceEnabled = false
