@@ -225,3 +225,51 @@ func assertMode(t *testing.T, path string, want os.FileMode) {
 		t.Errorf("%s mode %o, want %o", path, got, want)
 	}
 }
+
+// TestReplacementByNewInstance: a plugin registering with the index and
+// name of a connected one takes its place once synchronized; the old one is
+// told why it goes.
+func TestReplacementByNewInstance(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	first := e.external("10", "dup", testplugin.Config{})
+	e.waitInstance("10-dup", first.Process.Pid)
+	second := e.external("10", "dup", testplugin.Config{})
+	e.waitInstance("10-dup", second.Process.Pid)
+	if got := pluginIDs(e.a); !equal(got, []string{"10-dup"}) {
+		t.Fatalf("active plugins %v, want one 10-dup", got)
+	}
+	e.waitLogged(logrus.Fields{"plugin": "10-dup", "reason": "replaced"})
+	var reasons []string
+	for _, r := range testplugin.Find(e.records(), "dup", "Shutdown") {
+		if r.PID == first.Process.Pid {
+			reasons = append(reasons, r.Reason)
+		}
+	}
+	if len(reasons) != 1 {
+		t.Fatalf("replaced instance got %d Shutdowns, want 1", len(reasons))
+	}
+	if reasons[0] != "replaced" {
+		t.Fatalf("replaced instance's Shutdown reason %q, want \"replaced\"", reasons[0])
+	}
+}
+
+// TestSyncHangBoundsEvents: a plugin that hangs in Synchronize holds events
+// back for at most its sync deadline, and other plugins still register.
+func TestSyncHangBoundsEvents(t *testing.T) {
+	const syncTimeout = 700 * time.Millisecond
+	e := newEnv(t, adaptation.WithSyncTimeout(syncTimeout))
+	e.start()
+	e.external("10", "hangs", testplugin.Config{
+		Behaviours: map[string]testplugin.Behaviour{testplugin.KeySynchronize: {Hang: true}},
+	})
+	e.waitLogged(logrus.Fields{"plugin": "10-hangs"}) // registered, about to synchronize
+	e.external("20", "fine", testplugin.Config{})
+	start := time.Now()
+	must(t, e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: testPod("pe")}))
+	if held := time.Since(start); held > syncTimeout+waitLimit/4 {
+		t.Fatalf("RunPodSandbox held back %v by a hanging Synchronize (deadline %v)", held, syncTimeout)
+	}
+	e.waitPlugins("20-fine")
+	e.waitLogged(logrus.Fields{"plugin": "10-hangs", "phase": "synchronize"})
+}

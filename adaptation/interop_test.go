@@ -27,6 +27,7 @@ type refRecord struct {
 	Pod          string   `json:"pod"`
 	PodName      string   `json:"pod_name"`
 	Container    string   `json:"container"`
+	CtrName      string   `json:"container_name"`
 	Pods         int      `json:"pods"`
 	Containers   int      `json:"containers"`
 	PodIDs       []string `json:"pod_ids"`
@@ -141,9 +142,7 @@ func TestInteropModern(t *testing.T) {
 			if r.RPC == "StateChange" {
 				t.Errorf("%s got %s through StateChange", id, r.Event)
 			}
-			if r.Pod != "" && r.Pod != "pm" || r.PodName != "" && r.PodName != "pod-pm" {
-				t.Errorf("%s: pod content garbled: %+v", id, r)
-			}
+			checkContent(t, r)
 		}
 	}
 	ann := created[0].GetAdjust().GetAnnotations()
@@ -168,7 +167,11 @@ func TestInteropLegacy(t *testing.T) {
 			e.start()
 			e.waitPlugins(sortedIDs(legacy, modern)...)
 
-			runLifecycle(t, e.a, "r1")
+			created := runLifecycle(t, e.a, "r1")
+			ann := created[1].GetAdjust().GetAnnotations()
+			if ann["interop.nrikit.io/legacy"] != "v0.11.0" || ann["interop.nrikit.io/modern"] != "v0.12.5" {
+				t.Errorf("adjustments not applied: %v", ann)
+			}
 			if n := len(rec.list()); n != 9 {
 				t.Fatalf("deprecation records after one lifecycle: %d, want 9\n%s", n, strings.Join(rec.list(), "\n"))
 			}
@@ -193,6 +196,7 @@ func TestInteropLegacy(t *testing.T) {
 				if want := legacyOnly[r.Event]; (r.RPC == "StateChange") != want {
 					t.Errorf("legacy got %s via %s", r.Event, r.RPC)
 				}
+				checkContent(t, r)
 			}
 			for _, r := range e.refRecords(modern) {
 				if r.RPC == "StateChange" {
@@ -204,6 +208,21 @@ func TestInteropLegacy(t *testing.T) {
 				t.Errorf("Deprecations() = %+v", deps)
 			}
 		})
+	}
+}
+
+// checkContent: the pod and container a reference plugin got are the ones
+// runLifecycle sent.
+func checkContent(t *testing.T, r refRecord) {
+	t.Helper()
+	if r.Pod == "" {
+		return
+	}
+	if r.PodName != "pod-"+r.Pod {
+		t.Errorf("%s %s: pod %q named %q", r.Plugin, r.Event, r.Pod, r.PodName)
+	}
+	if r.Container != "" && (!strings.HasPrefix(r.Container, r.Pod+"-c") || r.CtrName != "ctr-"+r.Container) {
+		t.Errorf("%s %s: container %q named %q of pod %q", r.Plugin, r.Event, r.Container, r.CtrName, r.Pod)
 	}
 }
 

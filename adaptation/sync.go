@@ -57,10 +57,10 @@ func (a *Adaptation) join(ctx context.Context, p *plugin) error {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			old.log.Info("nrikit: plugin replaced by a new instance")
 			a.lifecycle.forget(old)
 			a.deprecations.forget(old)
 			old.shutdown(ctx, "replaced", a.opts.request)
+			old.log.WithField("reason", "replaced").Info("nrikit: plugin replaced by a new instance")
 		}()
 	}
 	return nil

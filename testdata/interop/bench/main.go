@@ -1,14 +1,231 @@
+// Command bench compares nrikit's runtime side (github.com/nrikit/nrikit/adaptation)
+// with the reference one (github.com/containerd/nri v0.12.5 pkg/adaptation),
+// in one run on one machine, against real plugins built on the reference
+// stub (../modern):
+//
+//   - big-node synchronization: a plugin joins a node of -pods pods with
+//     -per-pod containers each, first with each runtime's default timeouts
+//     (is it synchronized or dropped?), then with the timeouts raised so
+//     both succeed (time to join, peak heap, bytes allocated);
+//   - event fan-out: -plugins plugins subscribed to all events, one
+//     RunPodSandbox then -events CreateContainer calls (latency, allocations).
+//
+// Every measurement runs in its own child process (this binary re-executed
+// with -mode), so the two runtimes' heaps never mix. Run it from this
+// directory: go run . [-json]
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"flag"
 	"fmt"
-
-	nri "github.com/containerd/nri/pkg/adaptation"
-	"github.com/nrikit/nrikit/adaptation"
-	"github.com/nrikit/nrikit/internal/fakenode"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
 )
 
+const (
+	implRef  = "reference"
+	implOurs = "nrikit"
+)
+
+type options struct {
+	// user flags
+	jsonOut      bool
+	pods, perPod int
+	events       int
+	warmup       int
+	plugins      int
+	gogc         int
+	raised       time.Duration
+	childTimeout time.Duration
+	plugin       string
+	modernDir    string
+	skipSync     bool
+	skipFanout   bool
+
+	// child flags
+	mode     string // "", sync, fanout
+	impl     string
+	timeouts string
+}
+
+func parseFlags() *options {
+	o := &options{}
+	flag.BoolVar(&o.jsonOut, "json", false, "print the results as JSON instead of a table")
+	flag.IntVar(&o.pods, "pods", 10000, "big-node sync: pods")
+	flag.IntVar(&o.perPod, "per-pod", 5, "big-node sync: containers per pod")
+	flag.IntVar(&o.events, "events", 2000, "fan-out: measured CreateContainer events")
+	flag.IntVar(&o.warmup, "warmup", 200, "fan-out: CreateContainer events before measuring")
+	flag.IntVar(&o.plugins, "plugins", 3, "fan-out: plugins subscribed to all events")
+	flag.IntVar(&o.gogc, "gogc", 10, "GC percent during the measured part of big-node sync (so the peak heap reflects live memory)")
+	flag.DurationVar(&o.raised, "raised-timeout", 5*time.Minute, "big-node sync: the raised request (reference) / request+sync (nrikit) timeout")
+	flag.DurationVar(&o.childTimeout, "child-timeout", 10*time.Minute, "give up on one measurement after this long")
+	flag.StringVar(&o.plugin, "plugin", "", "prebuilt plugin binary from ../modern (default: build it)")
+	flag.StringVar(&o.modernDir, "modern", "../modern", "directory of the reference-stub plugin module, to build it")
+	flag.BoolVar(&o.skipSync, "skip-sync", false, "skip the big-node sync comparison")
+	flag.BoolVar(&o.skipFanout, "skip-fanout", false, "skip the fan-out comparison")
+	flag.StringVar(&o.mode, "mode", "", "internal: run one measurement (sync|fanout) and print it as JSON")
+	flag.StringVar(&o.impl, "impl", "", "internal: "+implRef+"|"+implOurs)
+	flag.StringVar(&o.timeouts, "timeouts", "default", "internal: default|raised")
+	flag.Parse()
+	return o
+}
+
 func main() {
-	p, c := fakenode.Node(1, 1)
-	fmt.Println(len(p), len(c), nri.DefaultPluginRequestTimeout, adaptation.DefaultSyncTimeout)
+	o := parseFlags()
+	if o.mode != "" {
+		os.Exit(child(o))
+	}
+	if err := parent(o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// child runs one measurement and prints it as JSON on stdout.
+func child(o *options) int {
+	var (
+		res any
+		err error
+	)
+	switch o.mode {
+	case "sync":
+		res, err = runSync(o)
+	case "fanout":
+		res, err = runFanout(o)
+	default:
+		err = fmt.Errorf("unknown mode %q", o.mode)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench %s %s: %v\n", o.mode, o.impl, err)
+		return 1
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// report is everything one run measured.
+type report struct {
+	Machine     machine         `json:"machine"`
+	GCPercent   int             `json:"sync_gc_percent"`
+	SyncDefault []*syncResult   `json:"sync_default_timeouts,omitempty"`
+	SyncRaised  []*syncResult   `json:"sync_raised_timeouts,omitempty"`
+	Fanout      []*fanoutResult `json:"fanout,omitempty"`
+	ElapsedNs   int64           `json:"elapsed_ns"`
+}
+
+type machine struct {
+	GoVersion  string `json:"go_version"`
+	GOOS       string `json:"goos"`
+	GOARCH     string `json:"goarch"`
+	NumCPU     int    `json:"num_cpu"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	CPU        string `json:"cpu,omitempty"`
+	MemTotal   string `json:"mem_total,omitempty"`
+	Reference  string `json:"reference"`
+}
+
+func parent(o *options) error {
+	begin := time.Now()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if o.plugin == "" {
+		dir, err := os.MkdirTemp("", "nri-bench-plugin")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		o.plugin = filepath.Join(dir, "modern-plugin")
+		progress("building the reference-stub plugin from %s", o.modernDir)
+		cmd := exec.Command("go", "build", "-o", o.plugin, ".")
+		cmd.Dir = o.modernDir
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("building the plugin in %s: %w", o.modernDir, err)
+		}
+	} else if o.plugin, err = filepath.Abs(o.plugin); err != nil {
+		return err
+	}
+
+	rep := &report{Machine: machineInfo(), GCPercent: o.gogc}
+	run := func(mode, impl, timeouts string, out any) error {
+		args := []string{
+			"-mode", mode, "-impl", impl, "-timeouts", timeouts, "-plugin", o.plugin,
+			"-pods", strconv.Itoa(o.pods), "-per-pod", strconv.Itoa(o.perPod),
+			"-events", strconv.Itoa(o.events), "-warmup", strconv.Itoa(o.warmup),
+			"-plugins", strconv.Itoa(o.plugins), "-gogc", strconv.Itoa(o.gogc),
+			"-raised-timeout", o.raised.String(), "-child-timeout", o.childTimeout.String(),
+		}
+		cmd := exec.Command(self, args...)
+		var stdout bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s %s (%s): %w", mode, impl, timeouts, err)
+		}
+		return json.Unmarshal(stdout.Bytes(), out)
+	}
+	impls := []string{implRef, implOurs}
+	if !o.skipSync {
+		for _, timeouts := range []string{"default", "raised"} {
+			for _, impl := range impls {
+				r := &syncResult{}
+				if err := run("sync", impl, timeouts, r); err != nil {
+					return err
+				}
+				if timeouts == "default" {
+					rep.SyncDefault = append(rep.SyncDefault, r)
+				} else {
+					rep.SyncRaised = append(rep.SyncRaised, r)
+				}
+			}
+		}
+	}
+	if !o.skipFanout {
+		for _, impl := range impls {
+			r := &fanoutResult{}
+			if err := run("fanout", impl, "default", r); err != nil {
+				return err
+			}
+			rep.Fanout = append(rep.Fanout, r)
+		}
+	}
+	rep.ElapsedNs = int64(time.Since(begin))
+	if o.jsonOut {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printTable(os.Stdout, rep, o)
+	return nil
+}
+
+func machineInfo() machine {
+	m := machine{
+		GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
+		NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		CPU: procField("/proc/cpuinfo", "model name"), MemTotal: memTotal(),
+		Reference: "github.com/containerd/nri " + referenceVersion(),
+	}
+	return m
+}
+
+// memTotal is the machine's RAM from /proc/meminfo, in GiB.
+func memTotal() string {
+	var kb uint64
+	if _, err := fmt.Sscanf(procField("/proc/meminfo", "MemTotal"), "%d kB", &kb); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
 }

@@ -116,10 +116,10 @@ func newOurs(cfg *rtConfig) (*runtimeUnderTest, error) {
 
 type refMetrics struct{ h hooks }
 
-func (refMetrics) RecordPluginInvocation(string, string, error)                          {}
-func (refMetrics) RecordPluginLatency(string, string, time.Duration)                     {}
+func (refMetrics) RecordPluginInvocation(string, string, error)                               {}
+func (refMetrics) RecordPluginLatency(string, string, time.Duration)                          {}
 func (refMetrics) RecordPluginAdjustments(string, string, *nri.ContainerAdjustment, int, int) {}
-func (m refMetrics) UpdatePluginCount(n int)                                             { m.h.count(n) }
+func (m refMetrics) UpdatePluginCount(n int)                                                  { m.h.count(n) }
 
 func newRef(cfg *rtConfig) (*runtimeUnderTest, error) {
 	pods := make([]*refapi.PodSandbox, len(cfg.pods))
