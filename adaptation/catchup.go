@@ -42,15 +42,18 @@ func (l *lifecycle) missingContainers(listed []*api.Container) []*api.Container 
 			missed = append(missed, r)
 		}
 	}
-	slices.SortFunc(missed, bySeq)
-	out := make([]*api.Container, len(missed))
-	for i, r := range missed {
-		out[i] = r.ctr
+	return inCreationOrder(missed, func(r *record) *api.Container { return r.ctr })
+}
+
+// inCreationOrder sorts records by creation and picks what each carries.
+func inCreationOrder[T any](records []*record, pick func(*record) T) []T {
+	slices.SortFunc(records, func(a, b *record) int { return cmp.Compare(a.seq, b.seq) })
+	out := make([]T, len(records))
+	for i, r := range records {
+		out[i] = pick(r)
 	}
 	return out
 }
-
-func bySeq(a, b *record) int { return cmp.Compare(a.seq, b.seq) }
 
 // synced marks what p's snapshot announced, and returns the pods it still
 // has to be told of, in creation order.
@@ -80,10 +83,5 @@ func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Contai
 			missed = append(missed, r)
 		}
 	}
-	slices.SortFunc(missed, bySeq)
-	out := make([]*api.PodSandbox, len(missed))
-	for i, r := range missed {
-		out[i] = r.pod
-	}
-	return out
+	return inCreationOrder(missed, func(r *record) *api.PodSandbox { return r.pod })
 }

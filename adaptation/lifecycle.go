@@ -17,6 +17,7 @@ type lifecycle struct {
 	mu      sync.Mutex
 	pods    map[string]*record
 	ctrs    map[string]*record
+	byPod   map[string]map[string]struct{} // pod -> its containers' ids
 	removed tombstones
 	seq     uint64
 }
@@ -51,6 +52,7 @@ func (r *record) state(p *plugin) seen {
 func (l *lifecycle) init() {
 	l.pods = map[string]*record{}
 	l.ctrs = map[string]*record{}
+	l.byPod = map[string]map[string]struct{}{}
 	l.removed = newTombstones(4096)
 }
 
@@ -107,7 +109,8 @@ func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
 	if ctrID == "" {
 		return true
 	}
-	if l.removed.has(ctrID) || pod.state(p)&seenRemoved != 0 {
+	// A plugin hears of a container only within its pod's life as it saw it.
+	if l.removed.has(ctrID) || pod.state(p)&(seenCreated|seenRemoved) != seenCreated {
 		return false
 	}
 	return step(l.lookup(l.ctrs, ctrID, podID, true), p, ev)
@@ -122,8 +125,20 @@ func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool)
 		l.seq++
 		r = &record{podID: podID, seq: l.seq, assumed: assumed, plugins: map[*plugin]seen{}}
 		m[id] = r
+		if podID != "" {
+			l.indexContainer(podID, id)
+		}
 	}
 	return r
+}
+
+func (l *lifecycle) indexContainer(podID, ctrID string) {
+	ids := l.byPod[podID]
+	if ids == nil {
+		ids = map[string]struct{}{}
+		l.byPod[podID] = ids
+	}
+	ids[ctrID] = struct{}{}
 }
 
 // step applies the contract for one event to one plugin's view.
@@ -154,19 +169,25 @@ func (l *lifecycle) podRemoved(pod *api.PodSandbox) {
 	defer l.mu.Unlock()
 	delete(l.pods, id)
 	l.removed.add(id)
-	for cid, r := range l.ctrs {
-		if r.podID == id {
-			delete(l.ctrs, cid)
-			l.removed.add(cid)
-		}
+	for cid := range l.byPod[id] {
+		delete(l.ctrs, cid)
+		l.removed.add(cid)
 	}
+	delete(l.byPod, id)
 }
 
 func (l *lifecycle) containerRemoved(ctr *api.Container) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.ctrs, ctr.GetId())
-	l.removed.add(ctr.GetId())
+	id := ctr.GetId()
+	if r := l.ctrs[id]; r != nil {
+		delete(l.byPod[r.podID], id)
+		if len(l.byPod[r.podID]) == 0 {
+			delete(l.byPod, r.podID)
+		}
+	}
+	delete(l.ctrs, id)
+	l.removed.add(id)
 }
 
 // forget releases what was recorded for a plugin that left.

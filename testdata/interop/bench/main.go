@@ -42,6 +42,7 @@ type options struct {
 	warmup       int
 	plugins      int
 	gogc         int
+	runs         int
 	raised       time.Duration
 	childTimeout time.Duration
 	plugin       string
@@ -63,6 +64,7 @@ func parseFlags() *options {
 	flag.IntVar(&o.events, "events", 2000, "fan-out: measured CreateContainer events")
 	flag.IntVar(&o.warmup, "warmup", 200, "fan-out: CreateContainer events before measuring")
 	flag.IntVar(&o.plugins, "plugins", 3, "fan-out: plugins subscribed to all events")
+	flag.IntVar(&o.runs, "runs", 3, "measured runs of each runtime (raised-timeout sync and fan-out); the table shows medians")
 	flag.IntVar(&o.gogc, "gogc", 10, "GC percent during the measured part of big-node sync (so the peak heap reflects live memory)")
 	flag.DurationVar(&o.raised, "raised-timeout", 5*time.Minute, "big-node sync: the raised request (reference) / request+sync (nrikit) timeout")
 	flag.DurationVar(&o.childTimeout, "child-timeout", 10*time.Minute, "give up on one measurement after this long")
@@ -113,14 +115,19 @@ func child(o *options) int {
 	return 0
 }
 
-// report is everything one run measured.
+// report is everything one run measured. SyncRaised and Fanout hold the
+// per-metric medians over the runs (reference first), the *Runs fields every
+// run.
 type report struct {
-	Machine     machine         `json:"machine"`
-	GCPercent   int             `json:"sync_gc_percent"`
-	SyncDefault []*syncResult   `json:"sync_default_timeouts,omitempty"`
-	SyncRaised  []*syncResult   `json:"sync_raised_timeouts,omitempty"`
-	Fanout      []*fanoutResult `json:"fanout,omitempty"`
-	ElapsedNs   int64           `json:"elapsed_ns"`
+	Machine        machine         `json:"machine"`
+	GCPercent      int             `json:"sync_gc_percent"`
+	Runs           int             `json:"runs"`
+	SyncDefault    []*syncResult   `json:"sync_default_timeouts,omitempty"`
+	SyncRaised     []*syncResult   `json:"sync_raised_timeouts_median,omitempty"`
+	Fanout         []*fanoutResult `json:"fanout_median,omitempty"`
+	SyncRaisedRuns []*syncResult   `json:"sync_raised_timeouts_runs,omitempty"`
+	FanoutRuns     []*fanoutResult `json:"fanout_runs,omitempty"`
+	ElapsedNs      int64           `json:"elapsed_ns"`
 }
 
 type machine struct {
@@ -158,7 +165,10 @@ func parent(o *options) error {
 		return err
 	}
 
-	rep := &report{Machine: machineInfo(), GCPercent: o.gogc}
+	if o.runs < 1 {
+		return fmt.Errorf("-runs must be at least 1")
+	}
+	rep := &report{Machine: machineInfo(), GCPercent: o.gogc, Runs: o.runs}
 	run := func(mode, impl, timeouts string, out any) error {
 		args := []string{
 			"-mode", mode, "-impl", impl, "-timeouts", timeouts, "-plugin", o.plugin,
@@ -176,30 +186,48 @@ func parent(o *options) error {
 		}
 		return json.Unmarshal(stdout.Bytes(), out)
 	}
-	impls := []string{implRef, implOurs}
-	if !o.skipSync {
-		for _, timeouts := range []string{"default", "raised"} {
-			for _, impl := range impls {
-				r := &syncResult{}
-				if err := run("sync", impl, timeouts, r); err != nil {
-					return err
-				}
-				if timeouts == "default" {
-					rep.SyncDefault = append(rep.SyncDefault, r)
-				} else {
-					rep.SyncRaised = append(rep.SyncRaised, r)
-				}
-			}
+	// order alternates the two runtimes from one run to the next, so that
+	// neither always goes first.
+	order := func(run int) []string {
+		if run%2 == 0 {
+			return []string{implRef, implOurs}
 		}
+		return []string{implOurs, implRef}
 	}
-	if !o.skipFanout {
-		for _, impl := range impls {
-			r := &fanoutResult{}
-			if err := run("fanout", impl, "default", r); err != nil {
+	if !o.skipSync {
+		for _, impl := range order(0) {
+			r := &syncResult{}
+			if err := run("sync", impl, "default", r); err != nil {
 				return err
 			}
-			rep.Fanout = append(rep.Fanout, r)
+			rep.SyncDefault = append(rep.SyncDefault, r)
 		}
+		byImpl := map[string][]*syncResult{}
+		for i := 0; i < o.runs; i++ {
+			for _, impl := range order(i) {
+				r := &syncResult{}
+				if err := run("sync", impl, "raised", r); err != nil {
+					return err
+				}
+				rep.SyncRaisedRuns = append(rep.SyncRaisedRuns, r)
+				byImpl[impl] = append(byImpl[impl], r)
+			}
+		}
+		rep.SyncRaised = []*syncResult{medianSync(byImpl[implRef]), medianSync(byImpl[implOurs])}
+	}
+	if !o.skipFanout {
+		byImpl := map[string][]*fanoutResult{}
+		for i := 0; i < o.runs; i++ {
+			for _, impl := range order(i) {
+				r := &fanoutResult{}
+				if err := run("fanout", impl, "default", r); err != nil {
+					return err
+				}
+				rep.FanoutRuns = append(rep.FanoutRuns, r)
+				byImpl[impl] = append(byImpl[impl], r)
+			}
+		}
+		rep.Fanout = []*fanoutResult{medianFanout(byImpl[implRef]), medianFanout(byImpl[implOurs])}
 	}
 	rep.ElapsedNs = int64(time.Since(begin))
 	if o.jsonOut {

@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-		"time"
+	"time"
 	"unicode/utf8"
 )
 
@@ -55,8 +55,8 @@ func printTable(out io.Writer, rep *report, o *options) {
 		t.row("peak heap - before", mibs(over(ref)), mibs(over(ours)), ratio(over(ours), over(ref)))
 		t.row("allocated (TotalAlloc delta)", mibs(ref.AllocBytes), mibs(ours.AllocBytes), ratio(ours.AllocBytes, ref.AllocBytes))
 		t.row("GC cycles", fmt.Sprint(ref.NumGC), fmt.Sprint(ours.NumGC), "")
-		t.row("plugin process", ref.PluginStatus, ours.PluginStatus, "")
 		t.write(out, true)
+		fmt.Fprintf(out, "   plugin process: reference %s; nrikit %s\n", ref.PluginStatus, ours.PluginStatus)
 		for _, r := range rep.SyncRaised {
 			if r.Outcome != "synchronized" {
 				fmt.Fprintf(out, "   %s did not synchronize: %s %s\n", r.Impl, r.Reason, strings.Join(r.RuntimeLog, " | "))

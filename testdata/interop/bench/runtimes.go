@@ -36,8 +36,9 @@ type hooks struct {
 }
 
 // rtConfig configures a runtime under test. The state and fan-out objects
-// are in nrikit's types; the reference runtime converts them on the wire
-// format, and keeps no reference to them.
+// are in nrikit's types; each runtime decodes its own copy from their wire
+// encoding (into the reference's types, or into nrikit's) and keeps no
+// reference to them.
 type rtConfig struct {
 	dir     string        // temp dir: socket, empty plugin and config dirs
 	timeout time.Duration // 0: the runtime's defaults; else the raised sync/request timeout
@@ -70,7 +71,30 @@ func (oursMetrics) AdjustmentsReturned(string, api.Event, int, int, int)        
 func (m oursMetrics) PluginCount(n int)                                                { m.h.count(n) }
 
 func newOurs(cfg *rtConfig) (*runtimeUnderTest, error) {
-	pods, ctrs, h := cfg.pods, cfg.ctrs, cfg.hooks
+	// Decode the state from its encoding, as newRef does, so that both
+	// runtimes hold the same kind of heap objects (fakenode's string
+	// constants would otherwise cost ours nothing).
+	pods := make([]*api.PodSandbox, len(cfg.pods))
+	for i, p := range cfg.pods {
+		pods[i] = &api.PodSandbox{}
+		convert(p, pods[i])
+	}
+	ctrs := make([]*api.Container, len(cfg.ctrs))
+	for i, c := range cfg.ctrs {
+		ctrs[i] = &api.Container{}
+		convert(c, ctrs[i])
+	}
+	var pod *api.PodSandbox
+	if cfg.fanPod != nil {
+		pod = &api.PodSandbox{}
+		convert(cfg.fanPod, pod)
+	}
+	fan := make([]*api.Container, len(cfg.fanCtrs))
+	for i, c := range cfg.fanCtrs {
+		fan[i] = &api.Container{}
+		convert(c, fan[i])
+	}
+	h := cfg.hooks
 	syncFn := func(ctx context.Context, cb adaptation.SyncCB) error {
 		h.syncStart()
 		_, err := cb(ctx, pods, ctrs)
@@ -101,7 +125,6 @@ func newOurs(cfg *rtConfig) (*runtimeUnderTest, error) {
 		defer cancel()
 		_ = a.Stop(ctx)
 	}
-	pod, fan := cfg.fanPod, cfg.fanCtrs
 	r.runPod = func(ctx context.Context) error {
 		return a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod})
 	}
@@ -185,9 +208,10 @@ func newRef(cfg *rtConfig) (*runtimeUnderTest, error) {
 	return r, nil
 }
 
-// convert copies an nrikit message into the wire-compatible reference
-// message. Fields the reference does not know (nrikit's additions) are
-// dropped, as a reference runtime would not have them.
+// convert copies an nrikit message into a wire-compatible message (the
+// reference's, or a fresh nrikit one) by encoding and decoding it. Fields the
+// reference does not know (nrikit's additions) are dropped, as a reference
+// runtime would not have them.
 func convert(from, to proto.Message) {
 	b, err := proto.Marshal(from)
 	if err != nil {
