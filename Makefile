@@ -94,3 +94,17 @@ check-generate: tools
 
 clean:
 	rm -rf $(TOOLS_DIR)
+
+# ---- comparison with the reference runtime side ----
+
+# bench-compare compares nrikit's adaptation with the reference one
+# (github.com/containerd/nri v0.12.5 pkg/adaptation) in one run on this
+# machine: big-node sync (10,000 pods, 50,000 containers) and event fan-out
+# (3 plugins, 2,000 CreateContainer), medians of 3 runs, a few minutes.
+# Not part of `make test`. BENCH_FLAGS=-json prints JSON; see
+# testdata/interop/bench/main.go for the other flags.
+BENCH_FLAGS ?=
+
+.PHONY: bench-compare
+bench-compare:
+	cd testdata/interop/bench && $(GO) run . $(BENCH_FLAGS)

@@ -13,6 +13,7 @@ require (
 require (
 	github.com/containerd/log v0.1.0 // indirect
 	github.com/golang/protobuf v1.5.3 // indirect
+	github.com/opencontainers/runtime-spec v1.3.0 // indirect
 	golang.org/x/sys v0.18.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20230731190214-cbb8c96f2d6d // indirect
 )

@@ -45,6 +45,7 @@ func printTable(out io.Writer, rep *report, o *options) {
 		ref, ours := rep.SyncRaised[0], rep.SyncRaised[1]
 		fmt.Fprintf(out, "\n   b) raised timeouts (reference: %s; nrikit: %s)\n", ref.TimeoutSetting, ours.TimeoutSetting)
 		fmt.Fprintf(out, "      GOGC=%d during the measured part, so the peak heap reflects live memory rather than GC pacing\n", rep.GCPercent)
+		fmt.Fprintf(out, "      median of %d runs per runtime, alternating which goes first\n", rep.Runs)
 		t := &table{}
 		t.row("", "reference", "nrikit", "ours/ref")
 		t.row("outcome", ref.Outcome, ours.Outcome, "")
@@ -52,12 +53,12 @@ func printTable(out io.Writer, rep *report, o *options) {
 		t.row("  of which SyncFn -> callback returned", dur(ref.SyncNs), dur(ours.SyncNs), ratio(ours.SyncNs, ref.SyncNs))
 		t.row("live heap before (holds the state)", mibs(ref.HeapBaseBytes), mibs(ours.HeapBaseBytes), ratio(ours.HeapBaseBytes, ref.HeapBaseBytes))
 		t.row("peak heap during sync", mibs(ref.HeapPeakBytes), mibs(ours.HeapPeakBytes), ratio(ours.HeapPeakBytes, ref.HeapPeakBytes))
-		t.row("peak heap - before", mibs(over(ref)), mibs(over(ours)), ratio(over(ours), over(ref)))
+		t.row("peak heap - before", mibs(ref.PeakOverBaseBytes), mibs(ours.PeakOverBaseBytes), ratio(ours.PeakOverBaseBytes, ref.PeakOverBaseBytes))
 		t.row("allocated (TotalAlloc delta)", mibs(ref.AllocBytes), mibs(ours.AllocBytes), ratio(ours.AllocBytes, ref.AllocBytes))
 		t.row("GC cycles", fmt.Sprint(ref.NumGC), fmt.Sprint(ours.NumGC), "")
 		t.write(out, true)
 		fmt.Fprintf(out, "   plugin process: reference %s; nrikit %s\n", ref.PluginStatus, ours.PluginStatus)
-		for _, r := range rep.SyncRaised {
+		for _, r := range rep.SyncRaisedRuns {
 			if r.Outcome != "synchronized" {
 				fmt.Fprintf(out, "   %s did not synchronize: %s %s\n", r.Impl, r.Reason, strings.Join(r.RuntimeLog, " | "))
 			}
@@ -67,10 +68,10 @@ func printTable(out io.Writer, rep *report, o *options) {
 		ref, ours := rep.Fanout[0], rep.Fanout[1]
 		fmt.Fprintf(out, "\n2. Event fan-out: %d plugins with -events all, so each CreateContainer is %d CreateContainer + %d ValidateContainerAdjustment calls;\n",
 			ref.Plugins, ref.Plugins, ref.Plugins)
-		fmt.Fprintf(out, "   1 RunPodSandbox, %d CreateContainer warm-up, then %d CreateContainer measured one at a time; default GOGC\n", ref.Warmup, ref.Events)
+		fmt.Fprintf(out, "   1 RunPodSandbox, %d CreateContainer warm-up, then %d CreateContainer measured one at a time; default GOGC;\n", ref.Warmup, ref.Events)
+		fmt.Fprintf(out, "   median of %d runs per runtime, alternating which goes first\n", rep.Runs)
 		t := &table{}
 		t.row("", "reference", "nrikit", "ours/ref")
-		t.row("RunPodSandbox (first event)", dur(ref.RunPodNs), dur(ours.RunPodNs), "")
 		t.row("CreateContainer p50", ns(ref.P50Ns), ns(ours.P50Ns), ratio(ours.P50Ns, ref.P50Ns))
 		t.row("CreateContainer p99", ns(ref.P99Ns), ns(ours.P99Ns), ratio(ours.P99Ns, ref.P99Ns))
 		t.row("CreateContainer mean", ns(ref.MeanNs), ns(ours.MeanNs), ratio(ours.MeanNs, ref.MeanNs))
@@ -133,8 +134,6 @@ func cbResult(r *syncResult) string {
 	}
 	return "not called"
 }
-
-func over(r *syncResult) uint64 { return r.HeapPeakBytes - min(r.HeapPeakBytes, r.HeapBaseBytes) }
 
 func dur(n int64) string {
 	d := time.Duration(n)

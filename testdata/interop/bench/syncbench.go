@@ -13,24 +13,26 @@ import (
 
 // syncResult is one big-node synchronization run of one runtime.
 type syncResult struct {
-	Impl           string   `json:"impl"`
-	Timeouts       string   `json:"timeouts"` // "default" or "raised"
-	TimeoutSetting string   `json:"timeout_setting"`
-	Pods           int      `json:"pods"`
-	Containers     int      `json:"containers"`
-	StateBytes     int      `json:"state_bytes"` // encoded, as this runtime holds it
-	Outcome        string   `json:"outcome"`     // synchronized | dropped | plugin exited | timed out
-	Reason         string   `json:"reason,omitempty"`
-	WallNs         int64    `json:"wall_ns"` // plugin start -> outcome
-	SyncNs         int64    `json:"sync_ns"` // SyncFn called -> sync callback returned
-	PluginStatus   string   `json:"plugin_status"`
-	PluginStderr   string   `json:"plugin_stderr,omitempty"`
-	GCPercent      int      `json:"gc_percent"`
-	HeapBaseBytes  uint64   `json:"heap_base_bytes"` // live heap before the plugin starts (state included)
-	HeapPeakBytes  uint64   `json:"heap_peak_bytes"` // peak of heap objects during the measured part
-	AllocBytes     uint64   `json:"alloc_bytes"`     // TotalAlloc delta over the measured part
-	NumGC          uint32   `json:"num_gc"`          // collections during the measured part
-	RuntimeLog     []string `json:"runtime_log,omitempty"`
+	Impl           string `json:"impl"`
+	Timeouts       string `json:"timeouts"` // "default" or "raised"
+	TimeoutSetting string `json:"timeout_setting"`
+	Pods           int    `json:"pods"`
+	Containers     int    `json:"containers"`
+	StateBytes     int    `json:"state_bytes"` // encoded, as this runtime holds it
+	Outcome        string `json:"outcome"`     // synchronized | dropped | plugin exited | timed out
+	Reason         string `json:"reason,omitempty"`
+	WallNs         int64  `json:"wall_ns"` // plugin start -> outcome
+	SyncNs         int64  `json:"sync_ns"` // SyncFn called -> sync callback returned
+	PluginStatus   string `json:"plugin_status"`
+	PluginStderr   string `json:"plugin_stderr,omitempty"`
+	GCPercent      int    `json:"gc_percent"`
+	HeapBaseBytes  uint64 `json:"heap_base_bytes"` // live heap before the plugin starts (state included)
+	HeapPeakBytes  uint64 `json:"heap_peak_bytes"` // peak of heap objects during the measured part
+	// PeakOverBaseBytes is peak - base (in a median, the median of the differences).
+	PeakOverBaseBytes uint64   `json:"peak_over_base_bytes"`
+	AllocBytes        uint64   `json:"alloc_bytes"` // TotalAlloc delta over the measured part
+	NumGC             uint32   `json:"num_gc"`      // collections during the measured part
+	RuntimeLog        []string `json:"runtime_log,omitempty"`
 }
 
 // syncEvents collects what the runtime reports through the hooks.
@@ -147,6 +149,7 @@ func runSync(o *options) (*syncResult, error) {
 	debug.SetGCPercent(oldGC)
 	// ---- end of measured part ----
 
+	res.PeakOverBaseBytes = res.overBase()
 	res.AllocBytes = ms1.TotalAlloc - ms0.TotalAlloc
 	res.NumGC = ms1.NumGC - ms0.NumGC
 	ev.mu.Lock()
@@ -181,6 +184,10 @@ func runSync(o *options) (*syncResult, error) {
 	}
 	res.RuntimeLog = logs.get()
 	return res, nil
+}
+
+func (r *syncResult) overBase() uint64 {
+	return r.HeapPeakBytes - min(r.HeapPeakBytes, r.HeapBaseBytes)
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
