@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -41,7 +42,8 @@ type options struct {
 	events       int
 	warmup       int
 	plugins      int
-	gogc         int
+	gogc         int    // child: GC percent of the measured part
+	gogcList     string // parent: the GC percents to measure raised-timeout sync at
 	runs         int
 	raised       time.Duration
 	childTimeout time.Duration
@@ -65,7 +67,9 @@ func parseFlags() *options {
 	flag.IntVar(&o.warmup, "warmup", 200, "fan-out: CreateContainer events before measuring")
 	flag.IntVar(&o.plugins, "plugins", 3, "fan-out: plugins subscribed to all events")
 	flag.IntVar(&o.runs, "runs", 3, "measured runs of each runtime (raised-timeout sync and fan-out); the table shows medians")
-	flag.IntVar(&o.gogc, "gogc", 10, "GC percent during the measured part of big-node sync (so the peak heap reflects live memory)")
+	flag.StringVar(&o.gogcList, "gogc", "10,100", "comma list of GC percents to run the raised-timeout sync at; the first is also used\n"+
+		"for the default-timeout runs. A low one (10) makes the peak heap reflect live memory; 100 (Go's default) gives\n"+
+		"realistic wall times")
 	flag.DurationVar(&o.raised, "raised-timeout", 5*time.Minute, "big-node sync: the raised request (reference) / request+sync (nrikit) timeout")
 	flag.DurationVar(&o.childTimeout, "child-timeout", 10*time.Minute, "give up on one measurement after this long")
 	flag.StringVar(&o.plugin, "plugin", "", "prebuilt plugin binary from ../modern (default: build it)")
@@ -75,6 +79,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.mode, "mode", "", "internal: run one measurement (sync|fanout) and print it as JSON")
 	flag.StringVar(&o.impl, "impl", "", "internal: "+implRef+"|"+implOurs)
 	flag.StringVar(&o.timeouts, "timeouts", "default", "internal: default|raised")
+	flag.IntVar(&o.gogc, "gc-percent", 10, "internal: GC percent of the measured part")
 	flag.Parse()
 	return o
 }
@@ -115,19 +120,26 @@ func child(o *options) int {
 	return 0
 }
 
-// report is everything one run measured. SyncRaised and Fanout hold the
-// per-metric medians over the runs (reference first), the *Runs fields every
-// run.
+// report is everything one run measured.
 type report struct {
-	Machine        machine         `json:"machine"`
-	GCPercent      int             `json:"sync_gc_percent"`
-	Runs           int             `json:"runs"`
-	SyncDefault    []*syncResult   `json:"sync_default_timeouts,omitempty"`
-	SyncRaised     []*syncResult   `json:"sync_raised_timeouts_median,omitempty"`
-	Fanout         []*fanoutResult `json:"fanout_median,omitempty"`
-	SyncRaisedRuns []*syncResult   `json:"sync_raised_timeouts_runs,omitempty"`
-	FanoutRuns     []*fanoutResult `json:"fanout_runs,omitempty"`
-	ElapsedNs      int64           `json:"elapsed_ns"`
+	Machine     machine       `json:"machine"`
+	Runs        int           `json:"runs"`
+	SyncDefault []*syncResult `json:"sync_default_timeouts,omitempty"` // reference, nrikit
+	SyncRaised  []*syncBlock  `json:"sync_raised_timeouts,omitempty"`  // one per GC percent
+	Fanout      *fanoutBlock  `json:"fanout,omitempty"`
+	ElapsedNs   int64         `json:"elapsed_ns"`
+}
+
+// syncBlock is the raised-timeout sync runs at one GC percent.
+type syncBlock struct {
+	GCPercent int           `json:"gc_percent"`
+	Median    []*syncResult `json:"median"` // per-metric medians: reference, nrikit
+	Runs      []*syncResult `json:"runs"`
+}
+
+type fanoutBlock struct {
+	Median []*fanoutResult `json:"median"` // per-metric medians: reference, nrikit
+	Runs   []*fanoutResult `json:"runs"`
 }
 
 type machine struct {
@@ -168,13 +180,21 @@ func parent(o *options) error {
 	if o.runs < 1 {
 		return fmt.Errorf("-runs must be at least 1")
 	}
-	rep := &report{Machine: machineInfo(), GCPercent: o.gogc, Runs: o.runs}
-	run := func(mode, impl, timeouts string, out any) error {
+	var gcs []int
+	for _, f := range strings.Split(o.gogcList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("-gogc: bad GC percent %q", f)
+		}
+		gcs = append(gcs, n)
+	}
+	rep := &report{Machine: machineInfo(), Runs: o.runs}
+	run := func(mode, impl, timeouts string, gc int, out any) error {
 		args := []string{
 			"-mode", mode, "-impl", impl, "-timeouts", timeouts, "-plugin", o.plugin,
 			"-pods", strconv.Itoa(o.pods), "-per-pod", strconv.Itoa(o.perPod),
 			"-events", strconv.Itoa(o.events), "-warmup", strconv.Itoa(o.warmup),
-			"-plugins", strconv.Itoa(o.plugins), "-gogc", strconv.Itoa(o.gogc),
+			"-plugins", strconv.Itoa(o.plugins), "-gc-percent", strconv.Itoa(gc),
 			"-raised-timeout", o.raised.String(), "-child-timeout", o.childTimeout.String(),
 		}
 		cmd := exec.Command(self, args...)
@@ -197,37 +217,43 @@ func parent(o *options) error {
 	if !o.skipSync {
 		for _, impl := range order(0) {
 			r := &syncResult{}
-			if err := run("sync", impl, "default", r); err != nil {
+			if err := run("sync", impl, "default", gcs[0], r); err != nil {
 				return err
 			}
 			rep.SyncDefault = append(rep.SyncDefault, r)
 		}
-		byImpl := map[string][]*syncResult{}
-		for i := 0; i < o.runs; i++ {
-			for _, impl := range order(i) {
-				r := &syncResult{}
-				if err := run("sync", impl, "raised", r); err != nil {
-					return err
+		for _, gc := range gcs {
+			b := &syncBlock{GCPercent: gc}
+			byImpl := map[string][]*syncResult{}
+			for i := 0; i < o.runs; i++ {
+				for _, impl := range order(i) {
+					r := &syncResult{}
+					if err := run("sync", impl, "raised", gc, r); err != nil {
+						return err
+					}
+					b.Runs = append(b.Runs, r)
+					byImpl[impl] = append(byImpl[impl], r)
 				}
-				rep.SyncRaisedRuns = append(rep.SyncRaisedRuns, r)
-				byImpl[impl] = append(byImpl[impl], r)
 			}
+			b.Median = []*syncResult{medianSync(byImpl[implRef]), medianSync(byImpl[implOurs])}
+			rep.SyncRaised = append(rep.SyncRaised, b)
 		}
-		rep.SyncRaised = []*syncResult{medianSync(byImpl[implRef]), medianSync(byImpl[implOurs])}
 	}
 	if !o.skipFanout {
+		b := &fanoutBlock{}
 		byImpl := map[string][]*fanoutResult{}
 		for i := 0; i < o.runs; i++ {
 			for _, impl := range order(i) {
 				r := &fanoutResult{}
-				if err := run("fanout", impl, "default", r); err != nil {
+				if err := run("fanout", impl, "default", 0, r); err != nil {
 					return err
 				}
-				rep.FanoutRuns = append(rep.FanoutRuns, r)
+				b.Runs = append(b.Runs, r)
 				byImpl[impl] = append(byImpl[impl], r)
 			}
 		}
-		rep.Fanout = []*fanoutResult{medianFanout(byImpl[implRef]), medianFanout(byImpl[implOurs])}
+		b.Median = []*fanoutResult{medianFanout(byImpl[implRef]), medianFanout(byImpl[implOurs])}
+		rep.Fanout = b
 	}
 	rep.ElapsedNs = int64(time.Since(begin))
 	if o.jsonOut {

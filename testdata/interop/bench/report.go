@@ -19,7 +19,10 @@ func printTable(out io.Writer, rep *report, o *options) {
 		m.GOOS, m.GOARCH, m.NumCPU, m.GOMAXPROCS, m.GoVersion, m.CPU, m.MemTotal)
 	fmt.Fprintf(out, "reference: %s pkg/adaptation; plugins: reference stub v0.12.5 (testdata/interop/modern), external, over the socket\n", m.Reference)
 
-	all := append(append([]*syncResult(nil), rep.SyncDefault...), rep.SyncRaised...)
+	all := append([]*syncResult(nil), rep.SyncDefault...)
+	for _, b := range rep.SyncRaised {
+		all = append(all, b.Runs...)
+	}
 	if len(all) > 0 {
 		fmt.Fprintf(out, "\n1. Big-node sync: %d pods + %d containers (fakenode.Node(%d, %d)); encoded %s\n",
 			all[0].Pods, all[0].Containers, o.pods, o.perPod, stateSizes(all))
@@ -27,7 +30,7 @@ func printTable(out io.Writer, rep *report, o *options) {
 	}
 	if len(rep.SyncDefault) == 2 {
 		ref, ours := rep.SyncDefault[0], rep.SyncDefault[1]
-		fmt.Fprintf(out, "\n   a) default timeouts\n")
+		fmt.Fprintf(out, "\n   a) default timeouts, GOGC=%d during the measured part\n", ref.GCPercent)
 		t := &table{}
 		t.row("", "reference", "nrikit")
 		t.row("timeouts", ref.TimeoutSetting, ours.TimeoutSetting)
@@ -41,10 +44,13 @@ func printTable(out io.Writer, rep *report, o *options) {
 			}
 		}
 	}
-	if len(rep.SyncRaised) == 2 {
-		ref, ours := rep.SyncRaised[0], rep.SyncRaised[1]
-		fmt.Fprintf(out, "\n   b) raised timeouts (reference: %s; nrikit: %s)\n", ref.TimeoutSetting, ours.TimeoutSetting)
-		fmt.Fprintf(out, "      GOGC=%d during the measured part, so the peak heap reflects live memory rather than GC pacing\n", rep.GCPercent)
+	for i, b := range rep.SyncRaised {
+		ref, ours := b.Median[0], b.Median[1]
+		fmt.Fprintf(out, "\n   %c) raised timeouts (reference: %s; nrikit: %s), GOGC=%d during the measured part\n",
+			'b'+i, ref.TimeoutSetting, ours.TimeoutSetting, b.GCPercent)
+		if b.GCPercent <= 20 {
+			fmt.Fprintf(out, "      (a low GOGC makes the peak heap track live memory rather than GC pacing; it also slows both runtimes)\n")
+		}
 		fmt.Fprintf(out, "      median of %d runs per runtime, alternating which goes first\n", rep.Runs)
 		t := &table{}
 		t.row("", "reference", "nrikit", "ours/ref")
@@ -56,16 +62,20 @@ func printTable(out io.Writer, rep *report, o *options) {
 		t.row("peak heap - before", mibs(ref.PeakOverBaseBytes), mibs(ours.PeakOverBaseBytes), ratio(ours.PeakOverBaseBytes, ref.PeakOverBaseBytes))
 		t.row("allocated (TotalAlloc delta)", mibs(ref.AllocBytes), mibs(ours.AllocBytes), ratio(ours.AllocBytes, ref.AllocBytes))
 		t.row("GC cycles", fmt.Sprint(ref.NumGC), fmt.Sprint(ours.NumGC), "")
+		t.row("wall time of each run", runTimes(b.Runs, implRef), runTimes(b.Runs, implOurs), "")
 		t.write(out, true)
-		fmt.Fprintf(out, "   plugin process: reference %s; nrikit %s\n", ref.PluginStatus, ours.PluginStatus)
-		for _, r := range rep.SyncRaisedRuns {
+		for _, r := range b.Runs {
 			if r.Outcome != "synchronized" {
 				fmt.Fprintf(out, "   %s did not synchronize: %s %s\n", r.Impl, r.Reason, strings.Join(r.RuntimeLog, " | "))
 			}
 		}
 	}
-	if len(rep.Fanout) == 2 {
-		ref, ours := rep.Fanout[0], rep.Fanout[1]
+	if len(rep.SyncRaised) > 0 {
+		m := rep.SyncRaised[0].Median
+		fmt.Fprintf(out, "   plugin process: reference %s; nrikit %s\n", m[0].PluginStatus, m[1].PluginStatus)
+	}
+	if rep.Fanout != nil {
+		ref, ours := rep.Fanout.Median[0], rep.Fanout.Median[1]
 		fmt.Fprintf(out, "\n2. Event fan-out: %d plugins with -events all, so each CreateContainer is %d CreateContainer + %d ValidateContainerAdjustment calls;\n",
 			ref.Plugins, ref.Plugins, ref.Plugins)
 		fmt.Fprintf(out, "   1 RunPodSandbox, %d CreateContainer warm-up, then %d CreateContainer measured one at a time; default GOGC;\n", ref.Warmup, ref.Events)
@@ -123,6 +133,17 @@ func stateSizes(rs []*syncResult) string {
 		sizes[r.Impl] = r.StateBytes
 	}
 	return fmt.Sprintf("reference %.1f MB, nrikit %.1f MB", float64(sizes[implRef])/1e6, float64(sizes[implOurs])/1e6)
+}
+
+// runTimes lists the wall times of impl's runs, in run order.
+func runTimes(rs []*syncResult, impl string) string {
+	var ts []string
+	for _, r := range rs {
+		if r.Impl == impl {
+			ts = append(ts, fmt.Sprintf("%.2f", time.Duration(r.WallNs).Seconds()))
+		}
+	}
+	return strings.Join(ts, "/") + " s"
 }
 
 func cbResult(r *syncResult) string {

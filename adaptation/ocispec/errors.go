@@ -1,0 +1,19 @@
+package ocispec
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInvalidAdjustment is wrapped by every error about a value that cannot
+// be put into an OCI spec.
+var ErrInvalidAdjustment = errors.New("invalid adjustment")
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidAdjustment, fmt.Sprintf(format, args...))
+}
+
+// within names the entry an error is about, keeping the sentinel.
+func within(what, key string, err error) error {
+	return fmt.Errorf("%s %q: %w", what, key, err)
+}

@@ -1,0 +1,148 @@
+package ocispec
+
+import (
+	"fmt"
+
+	rspec "github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// resourcesPlan is checked resources: the spec values to set (nil fields
+// change nothing) and the resolved classes.
+type resourcesPlan struct {
+	res     *rspec.LinuxResources
+	blockIO replace[*rspec.LinuxBlockIO]
+	rdt     replace[*rspec.LinuxIntelRdt] // rdt_class, resolved by Applier.RDTClass
+	closID  replace[string]               // rdt_class, used as the CLOS ID
+}
+
+func (a Applier) planResources(r *api.LinuxResources) (*resourcesPlan, error) {
+	if r == nil {
+		return nil, nil
+	}
+	if err := checkResources(r); err != nil {
+		return nil, err
+	}
+	p := &resourcesPlan{res: ToOCIResources(r)}
+	if c := r.BlockioClass; c != nil && a.BlockIOClass != nil {
+		b, err := a.BlockIOClass(c.Value)
+		if err != nil {
+			return nil, fmt.Errorf("block I/O class %q: %w", c.Value, err)
+		}
+		p.blockIO = replaceWith(b)
+	}
+	if c := r.RdtClass; c != nil {
+		if a.RDTClass == nil {
+			p.closID = replaceWith(c.Value)
+			return p, nil
+		}
+		rdt, err := a.RDTClass(c.Value)
+		if err != nil {
+			return nil, fmt.Errorf("RDT class %q: %w", c.Value, err)
+		}
+		p.rdt = replaceWith(rdt)
+	}
+	return p, nil
+}
+
+// checkResources rejects what no cgroup driver accepts.
+func checkResources(r *api.LinuxResources) error {
+	if s := r.GetMemory().GetSwappiness(); s != nil && s.Value > 100 {
+		return invalid("memory swappiness %d above 100", s.Value)
+	}
+	for _, h := range r.HugepageLimits {
+		if h.GetPageSize() == "" {
+			return invalid("hugepage limit without page size")
+		}
+	}
+	for k := range r.Unified {
+		if k == "" {
+			return invalid("unified cgroup entry without name")
+		}
+	}
+	for _, d := range r.Devices {
+		if err := checkDeviceRule(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *resourcesPlan) apply(spec *rspec.Spec) {
+	if p == nil {
+		return
+	}
+	r := ensureResources(spec)
+	overlayResources(r, p.res)
+	if p.blockIO.ok {
+		r.BlockIO = p.blockIO.v
+	}
+	l := spec.Linux
+	if p.rdt.ok {
+		l.IntelRdt = p.rdt.v
+	}
+	if p.closID.ok {
+		ensureRdt(l).ClosID = p.closID.v
+	}
+	dropEmptyRdt(l)
+}
+
+// overlayResources sets in dst what src sets: pointers that are not nil,
+// CPU and memory node sets that are not empty, hugepage limits by page size,
+// unified entries by key. Device rules are appended: they are ordered, and a
+// later rule overrides an earlier one.
+func overlayResources(dst, src *rspec.LinuxResources) {
+	if src.Memory != nil {
+		dst.Memory = overlayMemory(dst.Memory, src.Memory)
+	}
+	if src.CPU != nil {
+		dst.CPU = overlayCPU(dst.CPU, src.CPU)
+	}
+	if src.Pids != nil {
+		dst.Pids = src.Pids
+	}
+	hp := listEdit[rspec.LinuxHugepageLimit]{set: src.HugepageLimits}
+	dst.HugepageLimits = hp.apply(dst.HugepageLimits, func(h rspec.LinuxHugepageLimit) string { return h.Pagesize })
+	mapEdit[string]{set: src.Unified}.apply(&dst.Unified)
+	dst.Devices = append(dst.Devices, src.Devices...)
+}
+
+func overlayMemory(dst, src *rspec.LinuxMemory) *rspec.LinuxMemory {
+	if dst == nil {
+		dst = &rspec.LinuxMemory{}
+	}
+	set(&dst.Limit, src.Limit)
+	set(&dst.Reservation, src.Reservation)
+	set(&dst.Swap, src.Swap)
+	set(&dst.Kernel, src.Kernel)
+	set(&dst.KernelTCP, src.KernelTCP)
+	set(&dst.Swappiness, src.Swappiness)
+	set(&dst.DisableOOMKiller, src.DisableOOMKiller)
+	set(&dst.UseHierarchy, src.UseHierarchy)
+	return dst
+}
+
+func overlayCPU(dst, src *rspec.LinuxCPU) *rspec.LinuxCPU {
+	if dst == nil {
+		dst = &rspec.LinuxCPU{}
+	}
+	set(&dst.Shares, src.Shares)
+	set(&dst.Quota, src.Quota)
+	set(&dst.Period, src.Period)
+	set(&dst.RealtimeRuntime, src.RealtimeRuntime)
+	set(&dst.RealtimePeriod, src.RealtimePeriod)
+	if src.Cpus != "" {
+		dst.Cpus = src.Cpus
+	}
+	if src.Mems != "" {
+		dst.Mems = src.Mems
+	}
+	return dst
+}
+
+func set[T any](dst **T, src *T) {
+	if src != nil {
+		*dst = src
+	}
+}
