@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
 	"strings"
 )
 
@@ -91,13 +92,47 @@ func (m EventMask) String() string {
 // ShortName is the lower-case event name used in event lists, e.g.
 // "runpodsandbox".
 func (e Event) ShortName() string {
-	return strings.ToLower(strings.ReplaceAll(e.String(), "_", ""))
+	if e >= 0 && e <= Event_LAST {
+		return shortNames[e]
+	}
+	return shortName(e)
 }
 
 // Name is the event's CamelCase name, as used for its RPC method, e.g.
 // "RunPodSandbox".
 func (e Event) Name() string {
-	parts := strings.Split(strings.ToLower(e.String()), "_")
+	if e >= 0 && e <= Event_LAST {
+		return camelNames[e]
+	}
+	return camelName(e)
+}
+
+// The names are made once: they label every log line and metric of the
+// event path.
+var shortNames, camelNames = eventNames()
+
+func eventNames() (short, camel [Event_LAST + 1]string) {
+	for e := Event_UNKNOWN; e <= Event_LAST; e++ {
+		short[e], camel[e] = shortName(e), camelName(e)
+	}
+	return short, camel
+}
+
+// protoName reads the generated name table, which (unlike String) is ready
+// during package initialization.
+func protoName(e Event) string {
+	if n, ok := Event_name[int32(e)]; ok {
+		return n
+	}
+	return strconv.Itoa(int(e))
+}
+
+func shortName(e Event) string {
+	return strings.ToLower(strings.ReplaceAll(protoName(e), "_", ""))
+}
+
+func camelName(e Event) string {
+	parts := strings.Split(strings.ToLower(protoName(e)), "_")
 	for i, p := range parts {
 		if p != "" {
 			parts[i] = strings.ToUpper(p[:1]) + p[1:]

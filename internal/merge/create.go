@@ -63,8 +63,8 @@ func (c *Create) Apply(plugin string, rsp *api.CreateContainerResponse) error {
 	if err := checkPlugin(plugin); err != nil {
 		return err
 	}
-	if rsp == nil {
-		return nil
+	if isEmpty(rsp) {
+		return nil // nothing to merge, and nothing to snapshot for an undo
 	}
 	if c.req.Container == nil {
 		c.req.Container = &api.Container{Id: c.id}

@@ -126,3 +126,9 @@ func envName(e string) string {
 	name, _, _ := strings.Cut(e, "=")
 	return name
 }
+
+// isEmpty tells whether a reply asks for nothing: most plugins' replies to
+// most events, which then cost no snapshot of the merge state.
+func isEmpty(m proto.Message) bool {
+	return proto.Size(m) == 0 // 0 for nil too
+}

@@ -25,8 +25,8 @@ func (s *Stop) Apply(plugin string, rsp *api.StopContainerResponse) error {
 	if err := checkPlugin(plugin); err != nil {
 		return err
 	}
-	if rsp == nil {
-		return nil
+	if isEmpty(rsp) {
+		return nil // nothing to merge, and nothing to snapshot for an undo
 	}
 	saved := s.st.clone()
 	if err := s.st.apply(plugin, rsp.Update, nil); err != nil {

@@ -34,8 +34,8 @@ func (u *Update) Apply(plugin string, rsp *api.UpdateContainerResponse) error {
 	if err := checkPlugin(plugin); err != nil {
 		return err
 	}
-	if rsp == nil {
-		return nil
+	if isEmpty(rsp) {
+		return nil // nothing to merge, and nothing to snapshot for an undo
 	}
 	saved := u.st.clone()
 	if err := u.st.apply(plugin, rsp.Update, rsp.Evict); err != nil {
