@@ -45,7 +45,8 @@ bignode:
 	$(GO) test -count=1 -timeout 10m -run 'BigNode' $(TEST_FLAGS) ./adaptation
 
 FUZZ_TARGETS := ./internal/mux:FuzzFrameReader ./internal/merge:FuzzMergeCreate \
-	./internal/launch:FuzzSplitName ./api:FuzzParseEventMask ./api:FuzzValidatePluginIdentity
+	./internal/launch:FuzzSplitName ./api:FuzzParseEventMask ./api:FuzzValidatePluginIdentity \
+	./adaptation/ocispec:FuzzApply
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

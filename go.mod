@@ -4,6 +4,7 @@ go 1.24.0
 
 require (
 	github.com/containerd/ttrpc v1.2.7
+	github.com/opencontainers/runtime-spec v1.3.0
 	github.com/sirupsen/logrus v1.9.4
 	go.uber.org/goleak v1.3.0
 	google.golang.org/grpc v1.57.1
@@ -13,7 +14,6 @@ require (
 require (
 	github.com/containerd/log v0.1.0 // indirect
 	github.com/golang/protobuf v1.5.3 // indirect
-	github.com/opencontainers/runtime-spec v1.3.0 // indirect
 	golang.org/x/sys v0.18.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20230731190214-cbb8c96f2d6d // indirect
 )

@@ -2,6 +2,7 @@ package ocispec
 
 import (
 	"errors"
+	"reflect"
 
 	rspec "github.com/opencontainers/runtime-spec/specs-go"
 
@@ -149,4 +150,12 @@ func ensureResources(spec *rspec.Spec) *rspec.LinuxResources {
 		l.Resources = &rspec.LinuxResources{}
 	}
 	return l.Resources
+}
+
+// prune drops a section that applying created but left empty, such as the
+// linux section of a spec without one when only removals were asked for.
+func prune[T any](section **T, created bool) {
+	if created && *section != nil && reflect.ValueOf(*section).Elem().IsZero() {
+		*section = nil
+	}
 }

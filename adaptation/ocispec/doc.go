@@ -12,16 +12,18 @@
 // device type, scheduler policy, seccomp action, …) fails with an error
 // wrapping ErrInvalidAdjustment and leaves the spec untouched, so a runtime
 // can fail the creation cleanly instead of starting a half-adjusted
-// container. Nil adjustments, specs without process or linux sections, and
-// nil maps are fine: sections are created when something is set in them.
+// container. Errors of the Applier's resolvers are returned as they are,
+// with the class named. Nil adjustments, specs without process or linux
+// sections, and nil maps are fine: sections are created only when something
+// is set in them.
 //
 // # Removal markers
 //
 // A key with a leading '-' removes the entry (nri-wire-facts §3.5): an
 // annotation, mount destination, env name, device path, namespace type,
 // sysctl or net device. Removals are applied before the sets of the same
-// adjustment, the order internal/merge produces them in, so "-K" plus "K"
-// replaces K.
+// adjustment: in a merged adjustment, a "-K" beside a "K" comes from a plugin
+// that dropped the container's K and a later one that set a new K.
 //
 // # What is applied, and how
 //
@@ -34,11 +36,12 @@
 //   - args replace the command line; a leading "" (the take-over marker) is
 //     dropped. Hooks are appended per kind. Rlimits are set by type.
 //   - linux devices: added or replaced by path, "-P" removes. An added
-//     c/b/u device also gets a cgroup rule allowing "rwm" on it, because a
-//     node the device cgroup denies is useless. Removing a device leaves the
-//     cgroup rules alone: a rule may be shared (wildcards, other nodes with
-//     the same numbers), and without the node the container cannot reach
-//     the device anyway unless it may mknod.
+//     c/b/u device also gets a cgroup rule allowing "rwm" on it (unless an
+//     identical rule is already in force), because a node the device cgroup
+//     denies is useless. Removing a device leaves the cgroup rules alone: a
+//     rule may be shared (wildcards, other nodes with the same numbers), and
+//     without the node the container cannot reach the device anyway unless
+//     it may mknod.
 //   - resources: memory, CPU, pids, hugepage limits (by page size) and
 //     unified entries are set where present; cgroup device rules are
 //     appended after the ones above, so a plugin's explicit rule wins.
@@ -50,7 +53,7 @@
 //     clears it), seccomp_policy (replaces spec.Linux.Seccomp), scheduler
 //     (policy SCHED_NONE clears it), memory_policy: replaced.
 //   - namespaces: added or replaced by type, "-T" removes.
-//   - rdt: remove=true drops spec.Linux.IntelRdt before anything else of
+//   - rdt: remove=true drops spec.Linux.IntelRdt before any RDT setting of
 //     the adjustment is applied (rdt_class included); the CLOS ID, schemata
 //     and monitoring flag are then set where present. Setting schemata
 //     clears the legacy L3/MB schema strings, which the spec says must not

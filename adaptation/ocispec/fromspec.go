@@ -49,7 +49,8 @@ func hooksFromOCI(h *rspec.Hooks) *api.Hooks {
 		return nil
 	}
 	return &api.Hooks{
-		Prestart:        hookListFromOCI(h.Prestart), //nolint:staticcheck // deprecated, still in use
+		//lint:ignore SA1019 deprecated in the spec, still used by runtimes and plugins
+		Prestart:        hookListFromOCI(h.Prestart),
 		CreateRuntime:   hookListFromOCI(h.CreateRuntime),
 		CreateContainer: hookListFromOCI(h.CreateContainer),
 		StartContainer:  hookListFromOCI(h.StartContainer),

@@ -20,7 +20,8 @@ func planHooks(h *api.Hooks) (*rspec.Hooks, error) {
 		in   []*api.Hook
 		out  *[]rspec.Hook
 	}{
-		{"prestart", h.Prestart, &out.Prestart}, //nolint:staticcheck // deprecated in the spec, still sent by plugins
+		//lint:ignore SA1019 deprecated in the spec, still sent by plugins
+		{"prestart", h.Prestart, &out.Prestart},
 		{"createRuntime", h.CreateRuntime, &out.CreateRuntime},
 		{"createContainer", h.CreateContainer, &out.CreateContainer},
 		{"startContainer", h.StartContainer, &out.StartContainer},
@@ -68,7 +69,8 @@ func applyHooks(spec *rspec.Spec, h *rspec.Hooks) {
 		spec.Hooks = &rspec.Hooks{}
 	}
 	s := spec.Hooks
-	s.Prestart = append(s.Prestart, h.Prestart...) //nolint:staticcheck // see planHooks
+	//lint:ignore SA1019 see planHooks
+	s.Prestart = append(s.Prestart, h.Prestart...)
 	s.CreateRuntime = append(s.CreateRuntime, h.CreateRuntime...)
 	s.CreateContainer = append(s.CreateContainer, h.CreateContainer...)
 	s.StartContainer = append(s.StartContainer, h.StartContainer...)

@@ -37,7 +37,7 @@ func (a Applier) planLinux(l *api.LinuxContainerAdjustment) (*linuxPlan, error) 
 		func() (err error) { p.seccomp, err = planSeccomp(l.SeccompPolicy); return err },
 		func() (err error) { p.namespaces, err = planNamespaces(l.Namespaces); return err },
 		func() (err error) { p.sysctl, err = planMap("sysctl", l.Sysctl, keep); return err },
-		func() (err error) { p.netDevices, err = planMap("net device", l.NetDevices, toOCINetDevice); return err },
+		func() (err error) { p.netDevices, err = planNetDevices(l.NetDevices); return err },
 		func() (err error) { p.scheduler, err = planScheduler(l.Scheduler); return err },
 		func() (err error) { p.memPolicy, err = planMemoryPolicy(l.MemoryPolicy); return err },
 	}
@@ -53,6 +53,7 @@ func (p *linuxPlan) apply(spec *rspec.Spec) {
 	if p == nil {
 		return
 	}
+	created := spec.Linux == nil
 	applyDevices(spec, p.devices)
 	p.rdt.drop(spec) // before rdt_class: see the package documentation
 	p.resources.apply(spec)
@@ -69,6 +70,7 @@ func (p *linuxPlan) apply(spec *rspec.Spec) {
 	setProcess(spec, p.oomScoreAdj, func(pr *rspec.Process) **int { return &pr.OOMScoreAdj })
 	setProcess(spec, p.ioPriority, func(pr *rspec.Process) **rspec.LinuxIOPriority { return &pr.IOPriority })
 	setProcess(spec, p.scheduler, func(pr *rspec.Process) **rspec.Scheduler { return &pr.Scheduler })
+	prune(&spec.Linux, created)
 }
 
 // setProcess stores a process setting, creating the process section only for
@@ -108,6 +110,12 @@ func toOCINamespace(n *api.LinuxNamespace) (rspec.LinuxNamespace, error) {
 		return rspec.LinuxNamespace{}, invalid("unknown namespace type")
 	}
 	return rspec.LinuxNamespace{Type: t, Path: n.Path}, nil
+}
+
+// planNetDevices converts net devices keyed by host interface; "-K" moves
+// none.
+func planNetDevices(in map[string]*api.LinuxNetDevice) (mapEdit[rspec.LinuxNetDevice], error) {
+	return planMap("net device", in, toOCINetDevice)
 }
 
 // toOCINetDevice rejects a net device to set without a value; removals

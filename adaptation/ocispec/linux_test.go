@@ -66,8 +66,8 @@ func TestDevices(t *testing.T) {
 		name:  "removal on nil linux changes nothing",
 		start: emptySpec,
 		adj:   &api.ContainerAdjustment{Linux: &api.LinuxContainerAdjustment{Devices: []*api.LinuxDevice{{Path: "-/dev/x"}}}},
-		get:   func(s *rspec.Spec) any { return s.Linux.Devices },
-		want:  []rspec.LinuxDevice(nil),
+		get:   func(s *rspec.Spec) any { return s.Linux },
+		want:  (*rspec.Linux)(nil),
 	}, {
 		name: "bad type",
 		adj:  linuxAdj(&api.LinuxContainerAdjustment{Devices: []*api.LinuxDevice{{Path: "/dev/x", Type: "z"}}}),
@@ -305,6 +305,7 @@ func TestRdt(t *testing.T) {
 		name:  "remove on nil linux",
 		start: emptySpec,
 		adj:   rdt(&api.LinuxRdt{Remove: true}),
-		want:  (*rspec.LinuxIntelRdt)(nil),
+		get:   func(s *rspec.Spec) any { return s.Linux },
+		want:  (*rspec.Linux)(nil),
 	}})
 }

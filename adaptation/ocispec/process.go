@@ -17,9 +17,9 @@ func planArgs(args []string) ([]string, error) {
 	}
 	if args[0] == "" {
 		args = args[1:]
-		if len(args) == 0 {
-			return nil, invalid("args take over an empty command line")
-		}
+	}
+	if len(args) == 0 || args[0] == "" {
+		return nil, invalid("args name no program")
 	}
 	for _, a := range args {
 		if strings.ContainsRune(a, 0) {

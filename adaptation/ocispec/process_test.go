@@ -129,7 +129,11 @@ func TestArgs(t *testing.T) {
 	}, {
 		name: "only the marker",
 		adj:  &api.ContainerAdjustment{Args: []string{""}},
-		err:  "empty command line",
+		err:  "args name no program",
+	}, {
+		name: "empty program after the marker",
+		adj:  &api.ContainerAdjustment{Args: []string{"", "", "x"}},
+		err:  "args name no program",
 	}})
 }
 

@@ -73,12 +73,14 @@ func (p *resourcesPlan) apply(spec *rspec.Spec) {
 	if p == nil {
 		return
 	}
+	newLinux := spec.Linux == nil
+	l := ensureLinux(spec)
+	newRes := l.Resources == nil
 	r := ensureResources(spec)
 	overlayResources(r, p.res)
 	if p.blockIO.ok {
 		r.BlockIO = p.blockIO.v
 	}
-	l := spec.Linux
 	if p.rdt.ok {
 		l.IntelRdt = p.rdt.v
 	}
@@ -86,6 +88,8 @@ func (p *resourcesPlan) apply(spec *rspec.Spec) {
 		ensureRdt(l).ClosID = p.closID.v
 	}
 	dropEmptyRdt(l)
+	prune(&l.Resources, newRes)
+	prune(&spec.Linux, newLinux)
 }
 
 // overlayResources sets in dst what src sets: pointers that are not nil,
@@ -94,10 +98,14 @@ func (p *resourcesPlan) apply(spec *rspec.Spec) {
 // later rule overrides an earlier one.
 func overlayResources(dst, src *rspec.LinuxResources) {
 	if src.Memory != nil {
+		created := dst.Memory == nil
 		dst.Memory = overlayMemory(dst.Memory, src.Memory)
+		prune(&dst.Memory, created)
 	}
 	if src.CPU != nil {
+		created := dst.CPU == nil
 		dst.CPU = overlayCPU(dst.CPU, src.CPU)
+		prune(&dst.CPU, created)
 	}
 	if src.Pids != nil {
 		dst.Pids = src.Pids
