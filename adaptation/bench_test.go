@@ -87,11 +87,14 @@ func sampleHeap() func() uint64 {
 
 // BenchmarkCreateContainerFanOut measures one CreateContainer through three
 // plugin processes subscribed to every event (so each event is also
-// validated by all three).
+// validated by all three), each adding an annotation and an env variable.
 func BenchmarkCreateContainerFanOut(b *testing.B) {
 	e := newEnv(b)
 	for _, name := range []string{"10-a", "20-b", "30-c"} {
-		e.preinstall(name[:2], name[3:], testplugin.Config{})
+		e.preinstall(name[:2], name[3:], testplugin.Config{
+			Annotations: map[string]string{"bench.nrikit.io/" + name: "1"},
+			Env:         map[string]string{"BENCH_" + name[3:]: "1"},
+		})
 	}
 	e.start()
 	ctx := context.Background()
