@@ -101,3 +101,40 @@ func TestGarbageOnTheSocket(t *testing.T) {
 		t.Fatal("the well-behaved plugin missed the event")
 	}
 }
+
+// TestEmptyRequests: a runtime's empty or nil requests give answers or
+// errors, never a panic, and the plugins keep working.
+func TestEmptyRequests(t *testing.T) {
+	e := newEnv(t)
+	e.preinstall("10", "any", testplugin.Config{})
+	e.start()
+	ctx := context.Background()
+	calls := map[string]func() error{
+		"RunPodSandbox":        func() error { return e.a.RunPodSandbox(ctx, nil) },
+		"UpdatePodSandbox":     func() error { _, err := e.a.UpdatePodSandbox(ctx, nil); return err },
+		"PostUpdatePodSandbox": func() error { return e.a.PostUpdatePodSandbox(ctx, nil) },
+		"StopPodSandbox":       func() error { return e.a.StopPodSandbox(ctx, nil) },
+		"RemovePodSandbox":     func() error { return e.a.RemovePodSandbox(ctx, nil) },
+		"CreateContainer":      func() error { _, err := e.a.CreateContainer(ctx, nil); return err },
+		"PostCreateContainer":  func() error { return e.a.PostCreateContainer(ctx, nil) },
+		"StartContainer":       func() error { return e.a.StartContainer(ctx, nil) },
+		"PostStartContainer":   func() error { return e.a.PostStartContainer(ctx, nil) },
+		"UpdateContainer":      func() error { _, err := e.a.UpdateContainer(ctx, nil); return err },
+		"PostUpdateContainer":  func() error { return e.a.PostUpdateContainer(ctx, nil) },
+		"StopContainer":        func() error { _, err := e.a.StopContainer(ctx, nil); return err },
+		"RemoveContainer":      func() error { return e.a.RemoveContainer(ctx, nil) },
+		"CreateContainer{}": func() error {
+			_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{})
+			return err
+		},
+	}
+	for name, call := range calls {
+		_ = call() // an error is fine; a panic fails the test
+		t.Logf("%s survived", name)
+	}
+	runLifecycle(t, e.a, "after")
+	got := e.events("any")
+	if len(got) < len(fullLifecycleEvents) || !equal(got[len(got)-len(fullLifecycleEvents):], fullLifecycleEvents) {
+		t.Fatalf("after the empty requests the plugin got %v", got)
+	}
+}
