@@ -172,29 +172,29 @@ func byInstance(recs []testplugin.Record) map[string][]testplugin.Record {
 	return out
 }
 
-// checkInstance: each pod announced at most once, and before its stop and
-// removal, which come at most once each, in order.
+// checkInstance: each pod and container announced at most once, and before
+// its stop and removal, which come at most once each, in order.
 func checkInstance(t *testing.T, who string, recs []testplugin.Record) {
 	t.Helper()
-	state := map[string]string{} // pod -> last step
-	step := func(pod, ev string) {
-		prev := state[pod]
-		ok := false
+	state := map[string]string{} // pod or container -> last step
+	step := func(id, ev string) {
+		prev := state[id]
+		var ok bool
 		switch ev {
 		case "announced":
 			ok = prev == ""
-		case "StopPodSandbox":
+		case "stopped":
 			ok = prev == "announced"
-		case "RemovePodSandbox":
-			ok = prev == "StopPodSandbox"
+		case "removed":
+			ok = prev == "stopped"
 		default:
 			ok = prev == "announced"
 		}
 		if !ok {
-			t.Errorf("%s: %s for pod %s after %q", who, ev, pod, prev)
+			t.Errorf("%s: %s for %s after %q", who, ev, id, prev)
 		}
-		if ev == "announced" || ev == "StopPodSandbox" || ev == "RemovePodSandbox" {
-			state[pod] = ev
+		if ev == "announced" || ev == "stopped" || ev == "removed" {
+			state[id] = ev
 		}
 	}
 	for _, r := range recs {
@@ -205,10 +205,22 @@ func checkInstance(t *testing.T, who string, recs []testplugin.Record) {
 					step(id, "announced")
 				}
 			}
+			for _, id := range r.Containers {
+				step(id, "announced")
+			}
 		case "RunPodSandbox":
 			step(r.Pod, "announced")
-		case "StopPodSandbox", "RemovePodSandbox", "CreateContainer":
-			step(r.Pod, r.Event)
+		case "StopPodSandbox":
+			step(r.Pod, "stopped")
+		case "RemovePodSandbox":
+			step(r.Pod, "removed")
+		case "CreateContainer":
+			step(r.Pod, "has a container")
+			step(r.Container, "announced")
+		case "StopContainer":
+			step(r.Container, "stopped")
+		case "RemoveContainer":
+			step(r.Container, "removed")
 		}
 	}
 }
@@ -227,8 +239,13 @@ func checkStayer(t *testing.T, recs []testplugin.Record, clock *podClock, joined
 					announced[id]++
 				}
 			}
+			for _, id := range r.Containers {
+				announced[id]++
+			}
 		case "RunPodSandbox":
 			announced[r.Pod]++
+		case "CreateContainer":
+			announced[r.Container]++
 		case "RemovePodSandbox":
 			removed[r.Pod] = true
 		}
@@ -241,8 +258,10 @@ func checkStayer(t *testing.T, recs []testplugin.Record, clock *podClock, joined
 		}
 	}
 	for _, pod := range st.list() {
-		if announced[pod.GetId()] != 1 {
-			t.Errorf("live pod %s announced %d times to the stayer", pod.GetId(), announced[pod.GetId()])
+		ctr := pod.GetId() + "-c" // podLifecycle's container, kept with its pod
+		if announced[pod.GetId()] != 1 || announced[ctr] != 1 {
+			t.Errorf("live pod %s and its container announced %d and %d times to the stayer",
+				pod.GetId(), announced[pod.GetId()], announced[ctr])
 		}
 	}
 }
