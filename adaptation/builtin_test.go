@@ -122,3 +122,11 @@ func TestUnsolicitedUpdates(t *testing.T) {
 		t.Fatalf("runtime got updates %v", e.store.updates)
 	}
 }
+
+func TestStartTwice(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	if err := e.a.Start(context.Background()); !errors.Is(err, adaptation.ErrAlreadyStarted) {
+		t.Fatalf("second Start = %v, want ErrAlreadyStarted", err)
+	}
+}

@@ -16,7 +16,6 @@ import (
 
 // Sentinel errors.
 var (
-	ErrNotStarted      = errors.New("nrikit: adaptation not started")
 	ErrAlreadyStarted  = errors.New("nrikit: adaptation already started")
 	ErrPluginClosed    = errors.New("nrikit: plugin closed")
 	ErrPluginTimeout   = errors.New("nrikit: plugin timed out")
