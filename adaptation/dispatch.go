@@ -56,7 +56,7 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 	return a.applyPolicy(ctx, pol, ev, p, f, err)
 }
 
-// applyPolicy is the event policy table's error columns (DESIGN §4).
+// applyPolicy is the event policy table's error columns (policy.go).
 func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, f failure, err error) error {
 	perr := &PluginError{Plugin: p.id, Op: eventOp(ev), Err: err}
 	log := p.log.WithField("event", eventOp(ev)).WithField("error", err.Error())

@@ -31,7 +31,7 @@ type eventPolicy struct {
 	stateChange bool
 }
 
-// policies is the event policy table (DESIGN §4). Adding an event means
+// policies is the event policy table (README: "What happens when a plugin fails"). Adding an event means
 // adding a row here and a method in events.go.
 var policies = map[api.Event]eventPolicy{
 	api.Event_RUN_POD_SANDBOX:               {classSetup, true},

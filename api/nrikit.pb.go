@@ -1,5 +1,5 @@
 // Messages of the NRI protocol, wire-compatible with the reference protocol
-// (field numbers and enum values are the reference's; see nri-wire-facts §3).
+// (field numbers and enum values are the reference's).
 //
 // They live in a proto package of our own so that a binary can link nrikit and
 // the reference module side by side without a registration conflict: message

@@ -19,7 +19,7 @@
 //
 // # Removal markers
 //
-// A key with a leading '-' removes the entry (nri-wire-facts §3.5): an
+// A key with a leading '-' removes the entry: an
 // annotation, mount destination, env name, device path, namespace type,
 // sysctl or net device. Removals are applied before the sets of the same
 // adjustment: in a merged adjustment, a "-K" beside a "K" comes from a plugin

@@ -149,7 +149,7 @@ func (d *driver) set(c *api.Container, state api.ContainerState) *api.Container 
 
 func (d *driver) runPod() step {
 	return d.podStep(api.Event_RUN_POD_SANDBOX, func(ctx context.Context) ([]string, error) {
-		// Listed as being created while plugins hear of it (DESIGN §5).
+		// Listed as being created while plugins hear of it, as a runtime may list it.
 		creating := proto.Clone(d.pod).(*api.PodSandbox)
 		creating.State = api.PodSandboxState_POD_SANDBOX_UNKNOWN
 		d.st.putPod(creating)

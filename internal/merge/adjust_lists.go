@@ -16,19 +16,19 @@ type markedList[P any] struct {
 	ctr   func(drop map[string]bool, puts []P) // rewrites the container's list
 }
 
-// mergeMarkedList implements facts §7.2 for mounts, env and devices:
+// mergeMarkedList implements the reference's merge rules for mounts, env and devices:
 //   - an entry claims its key, is appended to the merged list and replaces
 //     the container's entry with the same key;
 //   - "-K" drops K from the container and an earlier plugin's K from the
 //     merged list, clearing K's ownership to this plugin if it dropped one;
 //   - "-K" with K in the same reply replaces: ownership is cleared to this
-//     plugin even if nothing was dropped (rule 6), then K is claimed;
+//     plugin even if nothing was dropped ("remove and set in one reply replaces"), then K is claimed;
 //   - "-K" without K is forwarded in the merged list, once.
 //
 // Deliberate deviation: the reference forwards "-K" only for mounts, so a
 // plugin's removal of an env variable or a device that came with the original
-// container never reaches the runtime (facts §9.6). We forward it for all
-// three; the marker is part of the protocol (facts §3.5) and the reference's
+// container never reaches the runtime. We forward it for all
+// three; the marker is part of the protocol and the reference's
 // own spec generator honours it.
 func mergeMarkedList[E any, P msg[E]](cl claims, l markedList[P]) error {
 	var removed, adds []P
@@ -133,11 +133,11 @@ func (r *createReply) devices(l *api.LinuxContainerAdjustment) error {
 	})
 }
 
-// namespaces differ from the other marked lists (facts §7.2): removals are
+// namespaces differ from the other marked lists: removals are
 // claimed too, and every entry is forwarded as given, "-T" included. The
 // runtime applies them in order.
 //
-// "-T" with T in one reply replaces (rule 6): ownership is cleared to this
+// "-T" with T in one reply replaces ("remove and set in one reply replaces"): ownership is cleared to this
 // plugin, earlier merged entries of type T are dropped and only T is
 // forwarded. The reference leaves this case unspecified.
 func (r *createReply) namespaces(l *api.LinuxContainerAdjustment) error {
@@ -198,7 +198,7 @@ func (r *createReply) rlimits(a *api.ContainerAdjustment) error {
 		func(puts []*api.POSIXRlimit) { r.ctr.Rlimits = rewrite(r.ctr.Rlimits, rlimitKey, nil, puts) })
 }
 
-// cdiDevices are add-only and not shown to later plugins (facts §7.2).
+// cdiDevices are add-only and not shown to later plugins.
 func (r *createReply) cdiDevices(a *api.ContainerAdjustment) error {
 	return mergeKeyed(r.claims, api.Field_CdiDevices, a.CDIDevices, cdiKey, &r.out.CDIDevices, nil)
 }

@@ -17,7 +17,7 @@ type markedMap[V any] struct {
 	dup   func(V) (V, bool)   // copies a value; false if the value is missing
 }
 
-// mergeMarkedMap implements facts §7.2 for marked maps:
+// mergeMarkedMap implements the reference's merge rules for marked maps:
 //   - K=v claims K and sets it in the merged map and in the container;
 //   - "-K" is forwarded as "-K" in the merged map;
 //   - "-K" with K in the same reply replaces: K's ownership is first cleared

@@ -8,7 +8,7 @@ import (
 
 // args replaces the whole command line. A first element "" takes the field
 // over: ownership is cleared to this plugin before it claims, and the "" is
-// dropped (facts §7.2).
+// dropped.
 //
 // Deliberate deviation: args of just [""] are rejected. The reference would
 // set an empty command line on the container while its merged reply (empty
@@ -34,7 +34,7 @@ func (r *createReply) args(a *api.ContainerAdjustment) error {
 }
 
 // hooks are appended per hook type and never conflict: their owner record
-// lists every contributing plugin, "10-a,20-b" (facts §7.1 rule 8).
+// lists every contributing plugin, "10-a,20-b".
 func (r *createReply) hooks(a *api.ContainerAdjustment) error {
 	h := a.Hooks
 	if h == nil {
@@ -157,7 +157,7 @@ func (r *createReply) memoryPolicy(l *api.LinuxContainerAdjustment) error {
 // cancelling an earlier removal. remove=true takes all three over: their
 // ownership is cleared to this plugin and the merged value restarts as
 // {remove: true}; sub-fields set in the same reply then apply on top
-// (rule 6). Later plugins do not see RDT changes (facts §7.2).
+// ("remove and set in one reply replaces"). Later plugins do not see RDT changes.
 //
 // Deliberate deviation: the reference also leaves an empty linux.rdt in the
 // merged reply of any plugin that sent a linux part; we only carry rdt when a

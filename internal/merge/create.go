@@ -1,11 +1,11 @@
 // Package merge combines the replies of several NRI plugins to one request
-// into the single reply a runtime acts on, tracking which plugin set what
-// (nri-wire-facts §7).
+// into the single reply a runtime acts on, tracking which plugin set what,
+// by the reference runtime's merge rules.
 //
 // A merger is fed one reply at a time, in plugin call order, and each Apply
 // is all-or-nothing: a reply that fails to merge leaves no trace, neither in
 // the merged result nor in the request later plugins receive. Whether the
-// request then fails is the caller's policy (facts §7.1 rule 10 for
+// request then fails is the caller's policy (as in the reference, for
 // CreateContainer and UpdateContainer; StopContainer never fails).
 //
 // Mergers are not safe for concurrent use; plugins are called one at a time.
@@ -39,8 +39,8 @@ func (s *createState) clone() createState {
 
 // NewCreate starts merging for req. It keeps a clone of req.Container as the
 // original for validators; req.Container itself is then updated in place by
-// each applied reply, since later plugins must see earlier adjustments (facts
-// §7.1 rule 2). A nil req or container is treated as empty.
+// each applied reply, since later plugins must see earlier adjustments. A
+// nil req or container is treated as empty.
 func NewCreate(req *api.CreateContainerRequest) *Create {
 	if req == nil {
 		req = &api.CreateContainerRequest{}
@@ -79,7 +79,7 @@ func (c *Create) Apply(plugin string, rsp *api.CreateContainerResponse) error {
 	return nil
 }
 
-// apply follows the processing order of facts §7.1 rule 9: the adjustment,
+// apply follows the processing order of the reference: the adjustment,
 // then the updates of other containers, then evictions.
 func (c *Create) apply(plugin string, rsp *api.CreateContainerResponse) error {
 	if err := c.reply(plugin).merge(rsp.Adjust); err != nil {
@@ -139,7 +139,7 @@ func (c *Create) reply(plugin string) *createReply {
 	}
 }
 
-// merge applies an adjustment field by field in the order of facts §7.1 rule 9.
+// merge applies an adjustment field by field in the order of the reference.
 func (r *createReply) merge(a *api.ContainerAdjustment) error {
 	if a == nil {
 		return nil

@@ -142,8 +142,8 @@ func TestCreateUpdates(t *testing.T) {
 	}})
 }
 
-// TestCreateLaterPluginsSee checks which changes reach req.Container (facts
-// §7.2, "Later plugins see it") and that the original is kept apart.
+// TestCreateLaterPluginsSee checks which changes reach req.Container, as
+// later plugins see them, and that the original is kept apart.
 func TestCreateLaterPluginsSee(t *testing.T) {
 	req := createReq()
 	c := NewCreate(req)
@@ -223,7 +223,7 @@ func TestCreateApplyIsAtomic(t *testing.T) {
 }
 
 // TestCreateProcessingOrder: within one reply, annotations are merged before
-// rlimits (facts §7.1 rule 9), so the annotation conflict is reported.
+// rlimits, so the annotation conflict is reported.
 func TestCreateProcessingOrder(t *testing.T) {
 	c := NewCreate(createReq())
 	both := func(v string) *api.CreateContainerResponse {

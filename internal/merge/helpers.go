@@ -9,7 +9,7 @@ import (
 )
 
 // claims is what one plugin's changes are merged through: claim and clear
-// record ownership (facts §7.1), plugin names the culprit in errors.
+// record ownership, plugin names the culprit in errors.
 type claims struct {
 	plugin string
 	claim  claimFn

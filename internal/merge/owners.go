@@ -7,7 +7,7 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// owners is the ownership table of facts §7.1: per container ID, which plugin
+// owners is the ownership table of the reference's merge rules: per container ID, which plugin
 // set each simple field and each entry of a compound field.
 //
 // An owner is the plugin's "idx-name". A cleared owner is stored as "-R": R

@@ -7,7 +7,7 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// mergeResources merges what src sets into dst (facts §7.2 resources rows, §7.3
+// mergeResources merges what src sets into dst (the reference's merge rules for resources,
 // ownership). Each memory and CPU value is a simple field claimed only when
 // the plugin sets it; hugepage limits are claimed per page size and unified
 // entries per key.
@@ -16,7 +16,7 @@ import (
 // adjustments); updates never merge them.
 //
 // pids: merged like any other simple field, for adjustments and updates
-// alike. Deliberate deviation from the reference (facts §7.3): its update
+// alike. Deliberate deviation from the reference: its update
 // merge drops a plugin's pids change and makes every later update of a
 // container that already has a pids limit conflict on PidsLimit.
 func (cl claims) mergeResources(dst, src *api.LinuxResources, withDevices bool) error {

@@ -7,7 +7,7 @@ import (
 )
 
 // Stop merges StopContainer replies: updates of any container, the stopped
-// one included, with the same ownership rules as elsewhere (facts §7.3).
+// one included, with the same ownership rules as elsewhere.
 type Stop struct {
 	st updateState
 }

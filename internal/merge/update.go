@@ -6,7 +6,7 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// Update merges UpdateContainer replies (facts §7.3), one plugin at a time.
+// Update merges UpdateContainer replies, one plugin at a time.
 //
 // The updated container's entry starts from the resources the runtime asked
 // for (req.LinuxResources), owned by nobody, so plugins may override them.

@@ -7,7 +7,7 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// updates is the merged list of updates to containers (facts §7.3): one
+// updates is the merged list of updates to containers: one
 // entry per container ID, in the order the IDs were first seen. Ownership is
 // tracked per target container in the same table as adjustments.
 type updates struct {
@@ -142,7 +142,7 @@ func (s *updateState) clone() updateState {
 }
 
 // apply merges a plugin's updates, then appends its evictions, which are
-// only passed on (facts §7.3). On error the caller restores a clone.
+// only passed on. On error the caller restores a clone.
 func (s *updateState) apply(plugin string, upd []*api.ContainerUpdate, evict []*api.ContainerEviction) error {
 	dropped, err := s.updates.merge(s.owners, plugin, upd)
 	if err != nil {

@@ -62,7 +62,7 @@ type Config struct {
 	Delay string `json:"delay,omitempty"`
 }
 
-// FailurePolicy is the plugin's own failure policy (wire facts §8).
+// FailurePolicy is the plugin's own failure policy.
 type FailurePolicy struct {
 	FailRequest   bool `json:"fail_request,omitempty"`
 	KeepConnected bool `json:"keep_connected,omitempty"`
@@ -93,7 +93,7 @@ const (
 )
 
 // LegacyEvents are the events a v0.11.0 plugin only takes through
-// StateChange (wire facts §6).
+// StateChange.
 var LegacyEvents = []api.Event{
 	api.Event_RUN_POD_SANDBOX,
 	api.Event_POST_UPDATE_POD_SANDBOX,

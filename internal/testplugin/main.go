@@ -15,7 +15,7 @@ import (
 // test plugin instead of doing its own job.
 const ChildArg = "nrikit-testplugin"
 
-// Environment of a plugin the runtime launched (wire facts §1.2).
+// Environment of a plugin the runtime launched.
 const (
 	EnvPluginName   = "NRI_PLUGIN_NAME"
 	EnvPluginIdx    = "NRI_PLUGIN_IDX"

@@ -65,7 +65,7 @@ func Run(ctx context.Context, trunk net.Conn, cfg Config) error {
 // service on mux connection 1, opens the Runtime client on connection 2 and
 // registers, bounded by ctx and RegistrationTimeout. The service is served
 // before RegisterPlugin is sent because the runtime's Configure may arrive
-// before the RegisterPlugin reply (wire facts §5.1). With a "Register"
+// before the RegisterPlugin reply. With a "Register"
 // behaviour that hangs, Start returns without registering. ctx only bounds
 // Start; the plugin then runs until Wait or Close ends it.
 func Start(ctx context.Context, trunk net.Conn, cfg Config) (*Plugin, error) {

@@ -18,8 +18,8 @@ import (
 )
 
 // TestStartHandshake plays the runtime over a socketpair. Its RegisterPlugin
-// handler calls Configure before replying, the ordering race of wire facts
-// §5.1, which only works if the plugin serves before it registers.
+// handler calls Configure before replying, the ordering race the reference
+// allows, which only works if the plugin serves before it registers.
 func TestStartHandshake(t *testing.T) {
 	path := logPath(t)
 	runtimeEnd, pluginEnd := connPair(t)
