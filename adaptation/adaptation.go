@@ -108,9 +108,10 @@ func (a *Adaptation) Start(ctx context.Context) error {
 	return nil
 }
 
-// Stop sends every plugin Shutdown, waits for them up to ctx's deadline
-// (DefaultShutdownGrace without one), then closes their connections;
-// launched processes get SIGTERM, then SIGKILL. Start may be called again.
+// Stop tells every plugin to shut down, giving each the request timeout to
+// acknowledge, then closes its connection. Launched processes then get
+// SIGTERM, and SIGKILL if still running when ctx ends (DefaultShutdownGrace
+// from now if ctx has no deadline). Start may be called again.
 func (a *Adaptation) Stop(ctx context.Context) error {
 	a.mu.Lock()
 	if !a.started {

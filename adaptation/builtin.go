@@ -41,10 +41,10 @@ func (a *Adaptation) startBuiltins(ctx context.Context) {
 // or close.
 type inProcessConn struct{}
 
-func (inProcessConn) lost() <-chan struct{}    { return nil }
-func (inProcessConn) close()                   {}
-func (inProcessConn) stop(ctx context.Context) {}
-func (inProcessConn) pid() int                 { return 0 }
+func (inProcessConn) lost() <-chan struct{}      { return nil }
+func (inProcessConn) close()                     {}
+func (inProcessConn) stop(context.Context) error { return nil }
+func (inProcessConn) pid() int                   { return 0 }
 
 // inProcess calls an in-process handler as if it were remote: on a copy of
 // the request, bounded by the call's deadline, and with a panic turned into

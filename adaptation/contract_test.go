@@ -2,9 +2,11 @@ package adaptation_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
+	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
@@ -34,17 +36,28 @@ func TestLifecycleContract(t *testing.T) {
 			_, err = e.a.StopContainer(ctx, &api.StopContainerRequest{Pod: pod, Container: ctr})
 			must(t, err)
 		}, []string{"RunPodSandbox:p", "CreateContainer:c", "StopContainer:c", "RemoveContainer:c"}},
-		{"nothing after the pod's removal", func(t *testing.T, e *env, pod *api.PodSandbox, ctr *api.Container) {
+		{"a pod's stop and removal come after its containers'", func(t *testing.T, e *env, pod *api.PodSandbox, ctr *api.Container) {
 			_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr})
 			must(t, err)
 			must(t, e.a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod}))
 			must(t, e.a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}))
-			must(t, e.a.StartContainer(ctx, &api.StartContainerRequest{Pod: pod, Container: ctr}))
-			_, err = e.a.StopContainer(ctx, &api.StopContainerRequest{Pod: pod, Container: ctr})
+		}, []string{"RunPodSandbox:p", "CreateContainer:c", "StopContainer:c", "StopPodSandbox:p", "RemoveContainer:c", "RemovePodSandbox:p"}},
+		{"nothing after the pod's removal", func(t *testing.T, e *env, pod *api.PodSandbox, ctr *api.Container) {
+			_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr})
 			must(t, err)
+			must(t, e.a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}))
+			if err := e.a.StartContainer(ctx, &api.StartContainerRequest{Pod: pod, Container: ctr}); !errors.Is(err, adaptation.ErrRemoved) {
+				t.Errorf("StartContainer in a removed pod = %v, want ErrRemoved", err)
+			}
+			other := testContainer("c2", pod)
+			if _, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: other}); !errors.Is(err, adaptation.ErrRemoved) {
+				t.Errorf("CreateContainer in a removed pod = %v, want ErrRemoved", err)
+			}
+			_, err = e.a.StopContainer(ctx, &api.StopContainerRequest{Pod: pod, Container: ctr})
+			must(t, err) // teardown of what is gone is quietly dropped
 			must(t, e.a.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: ctr}))
 			must(t, e.a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod}))
-		}, []string{"RunPodSandbox:p", "CreateContainer:c", "StopPodSandbox:p", "RemovePodSandbox:p"}},
+		}, []string{"RunPodSandbox:p", "CreateContainer:c", "StopContainer:c", "RemoveContainer:c", "StopPodSandbox:p", "RemovePodSandbox:p"}},
 	}
 	for _, kind := range []struct {
 		name   string

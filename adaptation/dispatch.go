@@ -17,6 +17,9 @@ type rpcFunc[Req, Rsp any] func(api.PluginService, context.Context, Req) (Rsp, e
 // holds the event barrier.
 func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
 	pol := policyOf(ev)
+	if err := a.checkRequest(ev, pol, req); err != nil {
+		return err
+	}
 	if !pol.class.canFail() {
 		// Teardown and notification reach every plugin even when the caller
 		// gives up: each call is still bounded by the request timeout.
@@ -56,32 +59,44 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 	return a.applyPolicy(ctx, pol, ev, p, f, err)
 }
 
-// applyPolicy is the event policy table's error columns (policy.go).
+// applyPolicy is the event policy table's error columns (policy.go). It
+// logs one line that says what happened and what follows, then acts.
 func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, f failure, err error) error {
 	perr := &PluginError{Plugin: p.id, Op: eventOp(ev), Err: err}
 	log := p.log.WithField("event", eventOp(ev)).WithField("error", err.Error())
-	switch f {
-	case failCanceled:
+	if f == failCanceled {
 		return fmt.Errorf("nrikit: %s canceled by the caller: %w", eventOp(ev), context.Cause(ctx))
-	case failError, failRejected:
-		if pol.class.canFail() {
-			log.Warn("nrikit: plugin failed the event; the operation fails")
-			return perr
-		}
-		log.Warn("nrikit: plugin failed the event; continuing without it")
-		return nil
 	}
-	if f == failTimeout && p.policy.KeepConnected {
-		log.Warn("nrikit: plugin timed out; kept connected by its failure policy")
-	} else {
+	fails := pol.class == classValidation || pol.class == classSetup && (f == failError || f == failRejected || p.policy.FailRequest)
+	keep := f == failError || f == failRejected || f == failTimeout && p.policy.KeepConnected
+	log.Warn(policyMessage(f, keep, fails, p.policy.KeepConnected))
+	if !keep {
 		a.drop(p, string(f.outcome())+" during "+eventOp(ev))
 	}
-	if pol.class.canFail() && p.policy.FailRequest {
-		log.Warn("nrikit: plugin " + string(f.outcome()) + "; the operation fails by its failure policy")
+	if fails {
 		return perr
 	}
-	log.Warn("nrikit: plugin " + string(f.outcome()) + "; continuing without it")
 	return nil
+}
+
+// policyMessage says in one line what a failure was and what follows.
+func policyMessage(f failure, keep, fails, keptByPolicy bool) string {
+	what := map[failure]string{
+		failError:    "nrikit: plugin failed the event",
+		failRejected: "nrikit: plugin rejected the adjustment",
+		failTimeout:  "nrikit: plugin timed out",
+		failLost:     "nrikit: plugin connection lost",
+	}[f]
+	switch {
+	case keptByPolicy && keep && f == failTimeout:
+		what += "; kept connected by its failure policy"
+	case !keep:
+		what += "; dropping it"
+	}
+	if fails {
+		return what + "; the operation fails"
+	}
+	return what + "; the operation goes on without it"
 }
 
 // drop removes p from the dispatch list and disconnects it.

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 
 	"github.com/containerd/ttrpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/merge"
 )
 
 // Sentinel errors.
@@ -23,6 +25,10 @@ var (
 	ErrBadSocketPath   = errors.New("nrikit: socket path is not a socket")
 	ErrRegistration    = errors.New("nrikit: plugin registration failed")
 	ErrUnsupportedSync = errors.New("nrikit: plugin does not handle split sync requests")
+	ErrInvalidRequest  = errors.New("nrikit: invalid request")
+	ErrRemoved         = errors.New("nrikit: already removed")
+	// ErrConflict: two plugins' adjustments or updates claim the same thing.
+	ErrConflict = merge.ErrConflict
 )
 
 // PluginError is a plugin's failure of one event or handshake phase.
@@ -33,7 +39,9 @@ type PluginError struct {
 }
 
 func (e *PluginError) Error() string {
-	return fmt.Sprintf("nrikit: plugin %s: %s: %v", e.Plugin, e.Op, e.Err)
+	// The cause's own "nrikit: " prefix would only repeat ours.
+	cause := strings.TrimPrefix(e.Err.Error(), "nrikit: ")
+	return fmt.Sprintf("nrikit: plugin %s: %s: %s", e.Plugin, e.Op, cause)
 }
 
 func (e *PluginError) Unwrap() error { return e.Err }

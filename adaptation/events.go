@@ -35,16 +35,21 @@ func (a *Adaptation) PostUpdatePodSandbox(ctx context.Context, req *api.PostUpda
 	return relay(ctx, a, api.Event_POST_UPDATE_POD_SANDBOX, req, api.PluginService.PostUpdatePodSandbox, nil)
 }
 
-// StopPodSandbox relays a pod's stop. It never fails.
+// StopPodSandbox relays a pod's stop, after the stop of its containers that
+// plugins still see running. A plugin's failure never fails it.
 func (a *Adaptation) StopPodSandbox(ctx context.Context, req *api.StopPodSandboxRequest) error {
 	defer a.eventBarrier()()
+	a.stopContainers(ctx, req.GetPod())
 	return relay(ctx, a, api.Event_STOP_POD_SANDBOX, req, api.PluginService.StopPodSandbox, nil)
 }
 
-// RemovePodSandbox relays a pod's removal. It never fails.
+// RemovePodSandbox relays a pod's removal, after the stop and removal of its
+// containers and the pod's stop, where plugins have not had them. A plugin's
+// failure never fails it.
 func (a *Adaptation) RemovePodSandbox(ctx context.Context, req *api.RemovePodSandboxRequest) error {
 	defer a.eventBarrier()()
-	a.lifecycle.stopBeforeRemove(ctx, a, req.GetPod())
+	a.removeContainers(ctx, req.GetPod())
+	a.stopPod(ctx, req.GetPod())
 	err := relay(ctx, a, api.Event_REMOVE_POD_SANDBOX, req, api.PluginService.RemovePodSandbox, nil)
 	a.lifecycle.podRemoved(req.GetPod())
 	return err
@@ -129,10 +134,11 @@ func (a *Adaptation) StopContainer(ctx context.Context, req *api.StopContainerRe
 	return result.Response(), err
 }
 
-// RemoveContainer relays a container's removal. It never fails.
+// RemoveContainer relays a container's removal, after its stop where
+// plugins have not had it. A plugin's failure never fails it.
 func (a *Adaptation) RemoveContainer(ctx context.Context, req *api.RemoveContainerRequest) error {
 	defer a.eventBarrier()()
-	a.lifecycle.stopContainerBeforeRemove(ctx, a, req.GetPod(), req.GetContainer())
+	a.stopContainer(ctx, req.GetPod(), req.GetContainer())
 	err := relay(ctx, a, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
 	a.lifecycle.containerRemoved(req.GetContainer())
 	return err

@@ -2,7 +2,9 @@ package adaptation
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"time"
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/launch"
@@ -23,6 +25,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	}
 	reg, err := rs.await(ctx, a.opts.registration, conn.lost())
 	if err != nil {
+		err = withExitStatus(err, proc)
 		conn.close()
 		return &PluginError{Plugin: candidateID(cand), Op: "register", Err: err}
 	}
@@ -95,6 +98,27 @@ func (a *Adaptation) watch(ctx context.Context, p *plugin) {
 		case <-ctx.Done():
 		}
 	}()
+}
+
+// exitGrace is how long a failed registration waits to learn how the
+// plugin's process ended, which tells an operator more than a closed socket.
+const exitGrace = 250 * time.Millisecond
+
+func withExitStatus(err error, proc *launch.Process) error {
+	if proc == nil {
+		return err
+	}
+	t := time.NewTimer(exitGrace)
+	defer t.Stop()
+	select {
+	case <-proc.Exited():
+		if exitErr := proc.ExitErr(); exitErr != nil {
+			return fmt.Errorf("%w (plugin process: %v)", err, exitErr)
+		}
+		return fmt.Errorf("%w (plugin process exited with status 0)", err)
+	case <-t.C:
+		return err
+	}
 }
 
 func candidateID(c *launch.Candidate) string {

@@ -1,7 +1,6 @@
 package adaptation
 
 import (
-	"context"
 	"sync"
 
 	"github.com/nrikit/nrikit/api"
@@ -202,16 +201,27 @@ func (l *lifecycle) forget(p *plugin) {
 	}
 }
 
-// stopBeforeRemove tells plugins that never got the pod's stop about it
-// before its removal (CRI allows a remove without a stop).
-func (l *lifecycle) stopBeforeRemove(ctx context.Context, a *Adaptation, pod *api.PodSandbox) {
-	_ = relay(ctx, a, api.Event_STOP_POD_SANDBOX, &api.StopPodSandboxRequest{Pod: pod}, api.PluginService.StopPodSandbox, nil)
+// containersOf lists the containers of a pod that plugins may know of, in
+// creation order.
+func (l *lifecycle) containersOf(pod *api.PodSandbox) []*api.Container {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var recs []*record
+	for id := range l.byPod[pod.GetId()] {
+		r := l.ctrs[id]
+		if r.ctr == nil {
+			r.ctr = &api.Container{Id: id, PodSandboxId: pod.GetId()}
+		}
+		recs = append(recs, r)
+	}
+	return inCreationOrder(recs, func(r *record) *api.Container { return r.ctr })
 }
 
-// stopContainerBeforeRemove does the same for a container.
-func (l *lifecycle) stopContainerBeforeRemove(ctx context.Context, a *Adaptation, pod *api.PodSandbox, ctr *api.Container) {
-	req := &api.StopContainerRequest{Pod: pod, Container: ctr}
-	_ = relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
+// isRemoved tells whether id belongs to a removed pod or container.
+func (l *lifecycle) isRemoved(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.removed.has(id)
 }
 
 func podIDOf(req any) string {

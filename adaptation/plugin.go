@@ -39,8 +39,8 @@ type transport interface {
 	// close tears the connection down at once (and kills a launched process).
 	close()
 	// stop ends the connection gracefully within ctx: a launched process is
-	// asked to terminate before it is killed.
-	stop(ctx context.Context)
+	// asked to terminate before it is killed (then stop says so).
+	stop(ctx context.Context) error
 	pid() int
 }
 
@@ -132,13 +132,16 @@ func (p *plugin) shutdown(ctx context.Context, reason string, timeout time.Durat
 			return err
 		})
 		if err != nil && !isUnimplemented(err) {
-			p.log.WithError(err).Debug("nrikit: Shutdown not acknowledged")
+			p.log.WithField("reason", reason).WithError(err).Warn("nrikit: plugin did not acknowledge Shutdown; closing its connection")
 		}
 	}
 	p.closeOnce.Do(func() {
 		close(p.closed)
-		if p.conn != nil {
-			p.conn.stop(ctx)
+		if p.conn == nil {
+			return
+		}
+		if err := p.conn.stop(ctx); err != nil {
+			p.log.WithError(err).Warn("nrikit: plugin process did not exit in time and was killed")
 		}
 	})
 }

@@ -34,6 +34,7 @@ var (
 		_, err := a.StopContainer(context.Background(), &api.StopContainerRequest{Pod: pod, Container: ctr})
 		return err
 	}}
+	validationDriver   = eventDriver{"ValidateContainerAdjustment", setupDriver.run}
 	notificationDriver = eventDriver{"PostStartContainer", func(t *testing.T, a *adaptation.Adaptation) error {
 		pod, ctr := podAndContainer(t, a, "pn", true)
 		return a.PostStartContainer(context.Background(), &api.PostStartContainerRequest{Pod: pod, Container: ctr})
@@ -82,6 +83,9 @@ func TestEventPolicy(t *testing.T) {
 		{"notification", notificationDriver, "error", false, true, []string{"10-bad", "20-good"}},
 		{"notification", notificationDriver, "timeout", false, true, []string{"20-good"}},
 		{"notification", notificationDriver, "crash", false, true, []string{"20-good"}},
+		{"validation", validationDriver, "error", true, true, []string{"10-bad", "20-good"}},
+		{"validation", validationDriver, "timeout", true, true, []string{"20-good"}},
+		{"validation", validationDriver, "crash", true, true, []string{"20-good"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.class+"/"+tt.behaviour, func(t *testing.T) {
@@ -100,9 +104,14 @@ func TestEventPolicy(t *testing.T) {
 			}
 			if err != nil {
 				var perr *adaptation.PluginError
-				if !errors.As(err, &perr) || perr.Plugin != "10-bad" || perr.Op != tt.driver.event ||
-					!strings.Contains(err.Error(), "injected failure") {
-					t.Errorf("error %q does not name plugin 10-bad, the event and the cause", err)
+				if !errors.As(err, &perr) || perr.Plugin != "10-bad" || perr.Op != tt.driver.event {
+					t.Errorf("error %q does not name plugin 10-bad and the event", err)
+				}
+				if cause := map[string]error{"timeout": adaptation.ErrPluginTimeout}[tt.behaviour]; cause != nil && !errors.Is(err, cause) {
+					t.Errorf("error %q does not wrap %v", err, cause)
+				}
+				if tt.behaviour == "error" && !strings.Contains(err.Error(), "injected failure") {
+					t.Errorf("error %q does not carry the plugin's cause", err)
 				}
 			}
 			if got := testplugin.Count(e.records(), "good", tt.driver.event) == 1; got != tt.goodCalled {

@@ -2,6 +2,9 @@ package adaptation
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"sync"
 
 	"github.com/nrikit/nrikit/internal/launch"
@@ -12,6 +15,10 @@ import (
 // that fails to start is skipped with a warning.
 func (a *Adaptation) startPreinstalled(ctx context.Context) {
 	if a.opts.pluginPath == "" {
+		return
+	}
+	if _, err := os.Stat(a.opts.pluginPath); errors.Is(err, fs.ErrNotExist) {
+		a.log.WithField("path", a.opts.pluginPath).Info("nrikit: no pre-installed plugins: the plugin directory does not exist")
 		return
 	}
 	found, skipped, err := launch.Discover(a.opts.pluginPath, a.opts.pluginConfigPath)

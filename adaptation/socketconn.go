@@ -75,13 +75,15 @@ func (c *socketConn) close() {
 	})
 }
 
-func (c *socketConn) stop(ctx context.Context) {
+func (c *socketConn) stop(ctx context.Context) error {
+	var err error
 	c.once.Do(func() {
 		c.teardown()
 		if c.proc != nil {
-			_ = c.proc.Stop(ctx)
+			err = c.proc.Stop(ctx)
 		}
 	})
+	return err
 }
 
 // teardown closes the ttrpc ends before the mux under them, so that they

@@ -63,8 +63,8 @@ func (a *Adaptation) validateWith(ctx context.Context, p *plugin, req *api.Valid
 		return nil
 	})
 	if err == nil && !answered {
-		// Timed out or lost, and the policy let the event go on: a
-		// validator's silence is never consent.
+		// Cannot happen: applyPolicy fails validation on every failure. Kept
+		// so that a validator's silence can never pass for consent.
 		return &PluginError{Plugin: p.id, Op: eventOp(ev), Err: errors.New("no verdict")}
 	}
 	return err

@@ -1,0 +1,40 @@
+package adaptation
+
+import (
+	"context"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// The runtime may stop or remove a pod with containers it never stopped or
+// removed through NRI, and remove what it never stopped (CRI allows both).
+// Plugins still get every step, in order; the lifecycle contract drops the
+// ones a plugin already had, so a runtime that does send them all costs
+// nothing extra.
+
+// stopContainers stops, for plugins, the pod's containers they still see
+// running.
+func (a *Adaptation) stopContainers(ctx context.Context, pod *api.PodSandbox) {
+	for _, ctr := range a.lifecycle.containersOf(pod) {
+		a.stopContainer(ctx, pod, ctr)
+	}
+}
+
+// removeContainers stops and removes, for plugins, the pod's containers.
+func (a *Adaptation) removeContainers(ctx context.Context, pod *api.PodSandbox) {
+	for _, ctr := range a.lifecycle.containersOf(pod) {
+		a.stopContainer(ctx, pod, ctr)
+		req := &api.RemoveContainerRequest{Pod: pod, Container: ctr}
+		_ = relay(ctx, a, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
+		a.lifecycle.containerRemoved(ctr)
+	}
+}
+
+func (a *Adaptation) stopContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) {
+	req := &api.StopContainerRequest{Pod: pod, Container: ctr}
+	_ = relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
+}
+
+func (a *Adaptation) stopPod(ctx context.Context, pod *api.PodSandbox) {
+	_ = relay(ctx, a, api.Event_STOP_POD_SANDBOX, &api.StopPodSandboxRequest{Pod: pod}, api.PluginService.StopPodSandbox, nil)
+}
