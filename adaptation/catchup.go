@@ -16,7 +16,8 @@ import (
 func (a *Adaptation) catchUp(ctx context.Context, p *plugin, pods []*api.PodSandbox, ctrs []*api.Container) error {
 	for _, pod := range a.lifecycle.synced(p, pods, ctrs) {
 		err := p.invoke(ctx, a.opts.request, func(ctx context.Context) error {
-			_, err := callPlugin(ctx, a, p, api.Event_RUN_POD_SANDBOX, &api.RunPodSandboxRequest{Pod: pod}, api.PluginService.RunPodSandbox)
+			req := newOutgoing(&api.RunPodSandboxRequest{Pod: pod}, false)
+			_, err := callPlugin(ctx, a, p, api.Event_RUN_POD_SANDBOX, req, api.PluginService.RunPodSandbox)
 			return err
 		})
 		if err != nil {

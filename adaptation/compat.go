@@ -22,13 +22,14 @@ type containerRequest interface{ GetContainer() *api.Container }
 // callPlugin makes the dedicated RPC of ev, falling back to StateChange for
 // plugins that do not implement it. A response of a StateChange-relayed
 // event is the zero value: none of those events returns anything.
-func callPlugin[Req, Rsp any](ctx context.Context, a *Adaptation, p *plugin, ev api.Event, req Req, rpc rpcFunc[Req, Rsp]) (Rsp, error) {
+func callPlugin[Req, Rsp any](ctx context.Context, a *Adaptation, p *plugin, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp]) (Rsp, error) {
 	var none Rsp
+	req := out.req
 	fallback := policyOf(ev).stateChange
 	if fallback && p.compat.stateChange.Load() {
 		return none, a.relayStateChange(ctx, p, ev, req)
 	}
-	rsp, err := rpc(p.svc, ctx, req)
+	rsp, err := rpc(p.svc, ctx, out.to(p))
 	if err == nil || !fallback || !isUnimplemented(err) {
 		return rsp, err
 	}

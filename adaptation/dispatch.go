@@ -25,6 +25,7 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 		// gives up: each call is still bounded by the request timeout.
 		ctx = context.WithoutCancel(ctx)
 	}
+	out := newOutgoing(req, !pol.evolving)
 	for _, p := range a.registry.snapshot() {
 		// The contract advances for every plugin, subscribed or not, so that a
 		// plugin that takes only stops still gets them.
@@ -32,7 +33,7 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 			continue
 		}
 		err := a.deliver(ctx, pol, ev, p, func(ctx context.Context) error {
-			rsp, err := callPlugin(ctx, a, p, ev, req, rpc)
+			rsp, err := callPlugin(ctx, a, p, ev, out, rpc)
 			if err != nil || collect == nil {
 				return err
 			}

@@ -29,25 +29,28 @@ type eventPolicy struct {
 	// stateChange marks the nine events that plugins built before NRI v0.12
 	// only take through StateChange.
 	stateChange bool
+	// evolving marks events whose request later plugins see changed by
+	// earlier plugins' replies.
+	evolving bool
 }
 
 // policies is the event policy table (README: "What happens when a plugin fails"). Adding an event means
 // adding a row here and a method in events.go.
 var policies = map[api.Event]eventPolicy{
-	api.Event_RUN_POD_SANDBOX:               {classSetup, true},
-	api.Event_UPDATE_POD_SANDBOX:            {classSetup, false},
-	api.Event_CREATE_CONTAINER:              {classSetup, false},
-	api.Event_UPDATE_CONTAINER:              {classSetup, false},
-	api.Event_START_CONTAINER:               {classSetup, true},
-	api.Event_STOP_CONTAINER:                {classTeardown, false},
-	api.Event_STOP_POD_SANDBOX:              {classTeardown, true},
-	api.Event_REMOVE_CONTAINER:              {classTeardown, true},
-	api.Event_REMOVE_POD_SANDBOX:            {classTeardown, true},
-	api.Event_POST_CREATE_CONTAINER:         {classNotification, true},
-	api.Event_POST_START_CONTAINER:          {classNotification, true},
-	api.Event_POST_UPDATE_CONTAINER:         {classNotification, true},
-	api.Event_POST_UPDATE_POD_SANDBOX:       {classNotification, true},
-	api.Event_VALIDATE_CONTAINER_ADJUSTMENT: {classValidation, false},
+	api.Event_RUN_POD_SANDBOX:               {class: classSetup, stateChange: true},
+	api.Event_UPDATE_POD_SANDBOX:            {class: classSetup},
+	api.Event_CREATE_CONTAINER:              {class: classSetup, evolving: true},
+	api.Event_UPDATE_CONTAINER:              {class: classSetup, evolving: true},
+	api.Event_START_CONTAINER:               {class: classSetup, stateChange: true},
+	api.Event_STOP_CONTAINER:                {class: classTeardown},
+	api.Event_STOP_POD_SANDBOX:              {class: classTeardown, stateChange: true},
+	api.Event_REMOVE_CONTAINER:              {class: classTeardown, stateChange: true},
+	api.Event_REMOVE_POD_SANDBOX:            {class: classTeardown, stateChange: true},
+	api.Event_POST_CREATE_CONTAINER:         {class: classNotification, stateChange: true},
+	api.Event_POST_START_CONTAINER:          {class: classNotification, stateChange: true},
+	api.Event_POST_UPDATE_CONTAINER:         {class: classNotification, stateChange: true},
+	api.Event_POST_UPDATE_POD_SANDBOX:       {class: classNotification, stateChange: true},
+	api.Event_VALIDATE_CONTAINER_ADJUSTMENT: {class: classValidation},
 }
 
 func policyOf(e api.Event) eventPolicy {

@@ -35,13 +35,17 @@ func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerReque
 		Owners:    result.Owners(),
 		Plugins:   instances,
 	}
+	out := newOutgoing(vreq, true)
+	for _, p := range validators {
+		out.to(p) // encode once, before the validators run at once
+	}
 	errs := make([]error, len(validators))
 	var wg sync.WaitGroup
 	for i, p := range validators {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = a.validateWith(ctx, p, vreq)
+			errs[i] = a.validateWith(ctx, p, out.to(p))
 		}()
 	}
 	wg.Wait()

@@ -1,0 +1,49 @@
+package adaptation
+
+import "google.golang.org/protobuf/proto"
+
+// outgoing is an event's request as each plugin gets it. Most requests are
+// the same for every plugin, so they are encoded once for all the plugins
+// across a connection, instead of once per plugin: what the wire carries is
+// the same bytes either way. In-process plugins get the request itself.
+type outgoing[Req any] struct {
+	req     Req
+	stable  bool // plugins do not change the request between calls
+	encoded bool
+	wire    Req
+}
+
+func newOutgoing[Req any](req Req, stable bool) *outgoing[Req] {
+	return &outgoing[Req]{req: req, stable: stable}
+}
+
+// to returns the request to send p.
+func (o *outgoing[Req]) to(p *plugin) Req {
+	if !o.stable || p.kind == kindBuiltin {
+		return o.req
+	}
+	if !o.encoded {
+		o.wire, o.encoded = preEncoded(o.req)
+	}
+	if !o.encoded {
+		return o.req
+	}
+	return o.wire
+}
+
+// preEncoded returns a message of req's type that marshals to exactly
+// req's encoding without walking req's fields again: its content is that
+// encoding, carried as unknown fields, which protobuf writes out verbatim.
+func preEncoded[Req any](req Req) (Req, bool) {
+	m, ok := any(req).(proto.Message)
+	if !ok || m == nil || !m.ProtoReflect().IsValid() {
+		return req, false
+	}
+	b, err := proto.Marshal(m)
+	if err != nil {
+		return req, false
+	}
+	raw := m.ProtoReflect().New()
+	raw.SetUnknown(b)
+	return raw.Interface().(Req), true
+}

@@ -1,0 +1,46 @@
+package adaptation
+
+import (
+	"testing"
+
+	"github.com/sirupsen/logrus"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// TestOutgoingEncodesOnce: socket plugins get a request that marshals to
+// the very bytes of the original; in-process plugins get the original.
+func TestOutgoingEncodesOnce(t *testing.T) {
+	req := &api.StartContainerRequest{
+		Pod:       &api.PodSandbox{Id: "p", Labels: map[string]string{"a": "1", "b": "2"}, State: api.PodSandboxState_POD_SANDBOX_READY},
+		Container: &api.Container{Id: "c", Env: []string{"A=1"}, Linux: &api.LinuxContainer{OomScoreAdj: &api.OptionalInt{Value: -5}}},
+	}
+	log := logrus.NewEntry(logrus.New())
+	socket := newPlugin("10", "s", kindExternal, nil, inProcessConn{}, log)
+	inproc := newPlugin("20", "b", kindBuiltin, nil, inProcessConn{}, log)
+
+	out := newOutgoing(req, true)
+	if got := out.to(inproc); got != req {
+		t.Fatal("an in-process plugin did not get the request itself")
+	}
+	wire := out.to(socket)
+	if wire == req || out.to(socket) != wire {
+		t.Fatal("the request was not encoded once for socket plugins")
+	}
+	want, _ := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	got, err := proto.Marshal(wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back api.StartContainerRequest
+	if err := proto.Unmarshal(got, &back); err != nil || !proto.Equal(&back, req) {
+		t.Fatalf("pre-encoded request decodes to %v, %v", &back, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("pre-encoded request is %d bytes, the original %d", len(got), len(want))
+	}
+	if evolving := newOutgoing(req, false); evolving.to(socket) != req {
+		t.Fatal("a request that changes between plugins was encoded once")
+	}
+}
