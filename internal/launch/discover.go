@@ -29,7 +29,8 @@ type Candidate struct {
 func (c Candidate) ID() string { return c.Index + "-" + c.Name }
 
 // Skipped is a directory entry that looks like a plugin (an executable file,
-// or a symlink) but cannot be started. Reason says why, for the runtime's log.
+// a symlink, or a file named like a plugin) but cannot be started. Reason
+// says why, for the runtime's log.
 type Skipped struct {
 	Path, Reason string
 }
@@ -42,12 +43,14 @@ var wasmMagic = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
 // Discover lists the plugin directory in file-name order and returns the
 // plugins it can start.
 //
-// Directories and files without any execute bit are not plugins and are
-// ignored silently (a plugin directory may hold READMEs). Symlinks are
-// followed. An entry that is meant to be a plugin but cannot be used — a bad
-// <idx>-<name> file name, a dangling symlink, a WASM module, an unreadable
-// config — is reported in skipped, and the other plugins are still returned:
-// one stray file must not disable every plugin on the node.
+// Directories, and files without any execute bit whose names are not
+// <idx>-<name>, are not plugins and are ignored silently (a plugin directory
+// may hold READMEs). Symlinks are followed. An entry that is meant to be a
+// plugin but cannot be used — an executable file with a bad <idx>-<name>
+// name, a regular file named <idx>-<name> without any execute bit (almost
+// always a forgotten chmod +x), a dangling symlink, a WASM module, an
+// unreadable config — is reported in skipped, and the other plugins are
+// still returned: one stray file must not disable every plugin on the node.
 //
 // A missing plugin directory means no plugins, not an error. confDir may be
 // empty or missing, in which case every plugin gets an empty config.
@@ -91,7 +94,16 @@ func candidate(path string, e fs.DirEntry, confDir string) (*Candidate, string) 
 		}
 		return nil, err.Error()
 	}
-	if info.IsDir() || info.Mode().Perm()&0o111 == 0 {
+	if info.IsDir() {
+		return nil, ""
+	}
+	if perm := info.Mode().Perm(); perm&0o111 == 0 {
+		// A file named like a plugin was meant to be one: say why it does
+		// not run rather than leave the operator wondering. Anything else
+		// without an execute bit is documentation or the like.
+		if _, _, err := SplitName(e.Name()); err == nil && info.Mode().IsRegular() {
+			return nil, fmt.Sprintf("not executable (mode %04o)", perm)
+		}
 		return nil, ""
 	}
 	if !info.Mode().IsRegular() {

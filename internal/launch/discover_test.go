@@ -52,9 +52,9 @@ func TestDiscover(t *testing.T) {
 		t.Fatal(err)
 	}
 	symlink(t, other, filepath.Join(dir, "41-linkdir"))
-	writeFile(t, dir, "50-noexec", "", 0o644)
 	writeFile(t, dir, "README", "", 0o644)
-	symlink(t, writeFile(t, other, "noexec", "", 0o644), filepath.Join(dir, "51-linknoexec"))
+	writeFile(t, dir, "foo.txt", "", 0o600)
+	symlink(t, writeFile(t, other, "readme", "", 0o644), filepath.Join(dir, "notes"))
 
 	// Meant as plugins but unusable: reported, and the rest still found.
 	wantSkipped := map[string]string{
@@ -66,12 +66,19 @@ func TestDiscover(t *testing.T) {
 		"10x":         `plugin file name "10x": missing '-'`,
 		"60-dangling": `dangling symlink to "` + filepath.Join(other, "gone") + `"`,
 		"70-wasm":     `WASM plugins are not supported`,
+		// Named like plugins but not executable: a forgotten chmod +x.
+		"50-noexec":     `not executable (mode 0644)`,
+		"51-linknoexec": `not executable (mode 0644)`,
+		"52-private":    `not executable (mode 0600)`,
+		"53-noperm":     `not executable (mode 0000)`,
 	}
-	for name := range wantSkipped {
-		if name != "60-dangling" && name != "70-wasm" {
-			writeFile(t, dir, name, "", 0o755)
-		}
+	for _, name := range []string{"1-x", "abc-x", "100-x", "ab-x", "10-", "10x"} {
+		writeFile(t, dir, name, "", 0o755)
 	}
+	writeFile(t, dir, "50-noexec", "", 0o644)
+	symlink(t, writeFile(t, other, "noexec", "", 0o644), filepath.Join(dir, "51-linknoexec"))
+	writeFile(t, dir, "52-private", "", 0o600)
+	writeFile(t, dir, "53-noperm", "", 0)
 	symlink(t, filepath.Join(other, "gone"), filepath.Join(dir, "60-dangling"))
 	writeFile(t, dir, "70-wasm", "\x00asm\x01\x00\x00\x00rest", 0o755)
 	writeFile(t, dir, "71-almostwasm", "\x00asm\x02\x00\x00\x00", 0o755)

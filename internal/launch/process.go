@@ -8,11 +8,17 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // Process is a started plugin process with the runtime end of its
 // socketpair.
+//
+// The plugin runs in a process group of its own, and Stop and Kill signal
+// the whole group, so that processes the plugin starts (a wrapper script's
+// children) do not outlive it.
 //
 // One goroutine, started by Start, owns reaping: it waits for the process
 // and then closes Exited. It ends when the process exits, and Stop and Kill
@@ -21,8 +27,15 @@ type Process struct {
 	id   string
 	cmd  *exec.Cmd
 	conn net.Conn
+	pgid int // the plugin's process group: its pid, never 0
 
 	closeOnce sync.Once
+
+	// groupGone is set once no process of the group can be running any
+	// more: it was seen empty (an empty group never gets members again) or
+	// was sent SIGKILL. From then on the group is never signalled, because
+	// once empty its ID is free for another group to take.
+	groupGone atomic.Bool
 
 	exited  chan struct{}
 	exitErr error // written once before exited is closed
@@ -35,7 +48,7 @@ type Process struct {
 // environment (credentials, proxies, PATH) leaks into plugins. argv is just
 // the plugin path, stdio is the null device and the working directory is the
 // runtime's, as with the reference runtime, so existing plugins behave the
-// same.
+// same. The plugin leads a new process group (see Process).
 func Start(c Candidate) (*Process, error) {
 	id := c.ID()
 	local, peer, err := socketpair("nri-" + id)
@@ -65,14 +78,15 @@ func Start(c Candidate) (*Process, error) {
 		},
 		// nil Stdin/Stdout/Stderr means the null device, and no copying
 		// goroutines that Wait would have to drain.
-		ExtraFiles: []*os.File{peer}, // ExtraFiles[0] becomes fd 3
+		ExtraFiles:  []*os.File{peer}, // ExtraFiles[0] becomes fd 3
+		SysProcAttr: groupAttr(),
 	}
 	if err := cmd.Start(); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("nrikit: start plugin %s: %w", id, err)
 	}
 
-	p := &Process{id: id, cmd: cmd, conn: conn, exited: make(chan struct{})}
+	p := &Process{id: id, cmd: cmd, conn: conn, pgid: cmd.Process.Pid, exited: make(chan struct{})}
 	go p.reap()
 	return p, nil
 }
@@ -81,6 +95,11 @@ func Start(c Candidate) (*Process, error) {
 // once and the process never lingers as a zombie.
 func (p *Process) reap() {
 	p.exitErr = p.cmd.Wait()
+	// Until now the unreaped leader held the group ID. If the group is empty
+	// now it is over, and its ID may go to another group: see groupGone.
+	if exists, err := signalGroup(p.pgid, 0); !exists && err == nil {
+		p.groupGone.Store(true)
+	}
 	close(p.exited)
 }
 
@@ -106,60 +125,109 @@ func (p *Process) ExitErr() error {
 	}
 }
 
-// Stop closes the connection, sends SIGTERM and waits for the process to
-// exit. If ctx is done first, the process is killed with SIGKILL and reaped,
-// and Stop returns an error wrapping ctx.Err(). Closing the connection first
-// gives plugins two chances to exit on their own: EOF on fd 3 (the reference
-// stub exits on it) and SIGTERM.
+// Stop closes the connection, sends SIGTERM to the plugin's process group
+// and waits until the plugin has exited and no other process of its group is
+// running. If ctx is done first, the group is killed with SIGKILL, the
+// plugin is reaped, and Stop returns an error wrapping ctx.Err(). Closing the
+// connection first gives plugins two chances to exit on their own: EOF on
+// fd 3 (the reference stub exits on it) and SIGTERM.
+//
+// The group is signalled even when the plugin itself has already exited: a
+// wrapper that forks may exit before its child. The other processes of the
+// group are not the runtime's children to wait for, so Stop polls for them
+// once the plugin has exited.
 //
 // Stop is idempotent and safe to call concurrently with itself and Kill; it
 // returns nil once the process has exited by itself or on SIGTERM. How the
 // process exited is reported by ExitErr, not by Stop.
 func (p *Process) Stop(ctx context.Context) error {
 	p.closeConn()
-	select {
-	case <-p.exited:
-		return nil
-	default:
+	sent, err := p.signalGroup(syscall.SIGTERM)
+	if err == nil && !sent {
+		// No group left: the plugin has exited (then this does nothing),
+		// or it moved itself to another group.
+		err = p.signal(syscall.SIGTERM)
 	}
-	if err := p.signal(syscall.SIGTERM); err != nil {
+	if err != nil {
 		// Without a way to ask politely, do not wait out ctx for nothing.
 		if kerr := p.Kill(); kerr != nil {
 			return kerr
 		}
 		return fmt.Errorf("nrikit: stop plugin %s: SIGTERM: %w (killed)", p.id, err)
 	}
-	select {
-	case <-p.exited:
+	exited, gone := p.waitGone(ctx)
+	if gone {
 		return nil
-	case <-ctx.Done():
-	}
-	select {
-	case <-p.exited: // exited as ctx expired: it did not need the kill
-		return nil
-	default:
 	}
 	if err := p.Kill(); err != nil {
 		return err
 	}
+	if exited {
+		return fmt.Errorf("nrikit: stop plugin %s: exited, but processes it started did not exit after SIGTERM, killed: %w", p.id, ctx.Err())
+	}
 	return fmt.Errorf("nrikit: stop plugin %s: did not exit after SIGTERM, killed: %w", p.id, ctx.Err())
 }
 
-// Kill sends SIGKILL, closes the connection and waits until the process is
-// reaped. It is idempotent and safe to call concurrently.
+// Bounds of the interval at which waitGone polls the process group: short
+// enough not to delay plugins that exit at once, long enough to cost little
+// for those that take their time.
+const (
+	pollMin = time.Millisecond
+	pollMax = 50 * time.Millisecond
+)
+
+// waitGone waits until the plugin has been reaped and no other process of
+// its group is running, or until ctx is done. exited reports whether the
+// plugin itself was reaped.
+func (p *Process) waitGone(ctx context.Context) (exited, gone bool) {
+	select {
+	case <-p.exited:
+	case <-ctx.Done():
+		select {
+		case <-p.exited: // exited as ctx expired: it did not need the kill
+		default:
+			return false, false
+		}
+	}
+	for delay := pollMin; p.groupRunning(); delay = min(2*delay, pollMax) {
+		if ctx.Err() != nil {
+			return true, false
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done(): // look once more, then give up
+			t.Stop()
+		}
+	}
+	return true, true
+}
+
+// Kill sends SIGKILL to the plugin's process group, closes the connection
+// and waits until the plugin is reaped. The other processes of the group die
+// of the same signal but are not the runtime's children to wait for. Kill is
+// idempotent and safe to call concurrently.
 func (p *Process) Kill() error {
 	p.closeConn()
+	_, gerr := p.signalGroup(syscall.SIGKILL)
+	if gerr == nil {
+		p.groupGone.Store(true) // SIGKILL cannot be caught or ignored
+	}
+	// The plugin itself too, in case it left its group: waiting for an exit
+	// that SIGKILL did not cause could block forever.
 	if err := p.signal(syscall.SIGKILL); err != nil {
-		// Waiting for an exit that SIGKILL did not cause could block forever.
 		return fmt.Errorf("nrikit: kill plugin %s: %w", p.id, err)
 	}
 	<-p.exited
+	if gerr != nil {
+		return fmt.Errorf("nrikit: kill plugin %s: process group: %w", p.id, gerr)
+	}
 	return nil
 }
 
-// signal sends sig unless the process is already gone. os.Process uses a
-// pidfd where available, so a signal racing with the reaper cannot hit a
-// recycled PID.
+// signal sends sig to the plugin process alone, unless it is already gone.
+// os.Process uses a pidfd where available, so a signal racing with the
+// reaper cannot hit a recycled PID.
 func (p *Process) signal(sig os.Signal) error {
 	err := p.cmd.Process.Signal(sig)
 	if err == nil || errors.Is(err, os.ErrProcessDone) {
@@ -171,6 +239,58 @@ func (p *Process) signal(sig os.Signal) error {
 	default:
 		return err
 	}
+}
+
+// signalGroup sends sig to the plugin's process group. It reports false,
+// with no error, when the group has no process left.
+func (p *Process) signalGroup(sig syscall.Signal) (bool, error) {
+	if !p.groupMayExist() {
+		return false, nil
+	}
+	sent, err := signalGroup(p.pgid, sig)
+	if !sent && err == nil {
+		p.groupGone.Store(true)
+	}
+	return sent, err
+}
+
+// groupRunning reports whether a process of the plugin's group other than a
+// zombie is left.
+func (p *Process) groupRunning() bool {
+	if !p.groupMayExist() {
+		return false
+	}
+	if !groupRunning(p.pgid) {
+		p.groupGone.Store(true) // zombies do not fork
+		return false
+	}
+	return true
+}
+
+// groupMayExist reports whether the plugin's group may still have processes
+// to signal.
+//
+// While the plugin is unreaped, its pid is the group ID and nothing else can
+// have it. Once the plugin is reaped, the ID stays reserved only while the
+// group has members: the group may empty unobserved (reap checks only once)
+// and its ID go to a new process that leads a group of its own — a
+// container's init, another plugin. A process with that pid shows that the
+// ID was reused, so the group is not signalled then. What this cannot see,
+// a reused ID whose new leader has exited in turn, needs the pid counter to
+// wrap around in between.
+func (p *Process) groupMayExist() bool {
+	if p.groupGone.Load() {
+		return false
+	}
+	select {
+	case <-p.exited:
+		if pidInUse(p.pgid) {
+			p.groupGone.Store(true)
+			return false
+		}
+	default:
+	}
+	return true
 }
 
 // closeConn closes the runtime end once; a second Close would only report
