@@ -1,132 +1,244 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/nrikit/nrikit/api"
 )
 
-// Descriptions of what the plugins changed, one line per kind of change,
-// from the merged responses the runtime gets back.
+// Descriptions of what the plugins changed, from the merged responses the
+// runtime gets back: one line per kind of change and per plugin, when the
+// plugin is known.
 
-// createChanges describes a merged CreateContainer response.
-func createChanges(rsp *api.CreateContainerResponse) []string {
-	out := adjustmentChanges(rsp.GetAdjust())
-	out = append(out, containerUpdates(rsp.GetUpdate())...)
-	return append(out, evictions(rsp.GetEvict())...)
+// Change is one line of what the plugins asked the runtime to change.
+type Change struct {
+	// Plugin is who asked for it, when known: only CreateContainer changes
+	// are attributed, from what nritest's owners validator was told. OCI
+	// hooks accumulate, so theirs may be "10-a, 20-b".
+	Plugin string `json:"plugin,omitempty"`
+	What   string `json:"what"` // "annotations: k=v, ...", "devices: /dev/null c 1:3 0666"
+}
+
+// createChanges describes a merged CreateContainer response for container
+// id; own says which plugin set what (nil when not known).
+func createChanges(id string, rsp *api.CreateContainerResponse, own *api.OwningPlugins) []Change {
+	b := &items{ctr: id}
+	b.adjustment(rsp.GetAdjust())
+	b.updates(rsp.GetUpdate())
+	b.evictions(rsp.GetEvict())
+	return b.changes(own)
 }
 
 // updateChanges describes a merged UpdateContainer response. The updated
 // container's own entry is always there; it is a change only when it differs
 // from the resources the runtime asked for.
-func updateChanges(id string, asked *api.LinuxResources, rsp *api.UpdateContainerResponse) []string {
+func updateChanges(id string, asked *api.LinuxResources, rsp *api.UpdateContainerResponse) []Change {
 	others := slices.DeleteFunc(slices.Clone(rsp.GetUpdate()), func(u *api.ContainerUpdate) bool {
 		own := u.GetContainerId() == id
 		return own && proto.Equal(u.GetLinux().GetResources(), asked) && !u.GetIgnoreFailure()
 	})
-	return append(containerUpdates(others), evictions(rsp.GetEvict())...)
+	b := &items{ctr: id}
+	b.updates(others)
+	b.evictions(rsp.GetEvict())
+	return b.changes(nil)
 }
 
 // stopChanges describes a merged StopContainer response.
-func stopChanges(rsp *api.StopContainerResponse) []string {
-	return containerUpdates(rsp.GetUpdate())
+func stopChanges(rsp *api.StopContainerResponse) []Change {
+	b := &items{}
+	b.updates(rsp.GetUpdate())
+	return b.changes(nil)
 }
 
-// adjustmentChanges lists the set fields of an adjustment in field order:
-// "annotations: k=v, ...", "env: K=V, ...", other fields as compact JSON.
-func adjustmentChanges(adj *api.ContainerAdjustment) []string {
+// item is one entry of a change: a simple field, or one entry of a
+// compound field, with what it takes to look up its owner.
+type item struct {
+	section string    // "annotations", "resources", "update ctr-2", ...
+	ctr     string    // the container it changes
+	field   api.Field // Field_None: nobody owns it
+	key     string    // entry key of a compound field, without removal marker
+	text    string
+}
+
+// items collects the items of one response, in field order.
+type items struct {
+	ctr  string // the container adjusted
+	list []item
+}
+
+func (b *items) add(section string, f api.Field, key, text string) {
+	b.list = append(b.list, item{section: section, ctr: b.ctr, field: f, key: key, text: text})
+}
+
+// marked adds an entry of a list or map whose key may carry the removal
+// marker "-": a removal shows as "-key", and is owned by who removed key.
+func (b *items) marked(section string, f api.Field, key, text string) {
+	if k, removal := strings.CutPrefix(key, "-"); removal {
+		b.add(section, f, k, key)
+		return
+	}
+	b.add(section, f, key, text)
+}
+
+// changes groups the items into lines, one per section and owner, in the
+// order of their first items.
+func (b *items) changes(own *api.OwningPlugins) []Change {
+	type line struct{ section, plugin string }
+	var order []line
+	texts := map[line][]string{}
+	for _, it := range b.list {
+		l := line{it.section, ownerOf(own, it.ctr, it.field, it.key)}
+		if _, ok := texts[l]; !ok {
+			order = append(order, l)
+		}
+		texts[l] = append(texts[l], it.text)
+	}
+	out := make([]Change, len(order))
+	for i, l := range order {
+		out[i] = Change{Plugin: l.plugin, What: l.section + ": " + strings.Join(texts[l], ", ")}
+	}
+	return out
+}
+
+// adjustment adds the set fields of a container adjustment.
+func (b *items) adjustment(adj *api.ContainerAdjustment) {
 	if adj == nil {
-		return nil
+		return
 	}
-	m := adj.ProtoReflect()
-	fields := m.Descriptor().Fields()
-	var out []string
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if m.Has(fd) {
-			out = append(out, string(fd.Name())+": "+fieldText(m, fd))
+	forEachSet(adj.ProtoReflect(), func(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
+		name := string(fd.Name())
+		switch name {
+		case "annotations":
+			b.stringMap(name, api.Field_Annotations, adj.GetAnnotations())
+		case "mounts":
+			for _, m := range adj.GetMounts() {
+				b.marked(name, api.Field_Mounts, m.GetDestination(), mountText(m))
+			}
+		case "env":
+			for _, kv := range adj.GetEnv() {
+				b.marked(name, api.Field_Env, kv.GetKey(), kv.GetKey()+"="+kv.GetValue())
+			}
+		case "hooks":
+			forEachSet(v.Message(), func(kind protoreflect.FieldDescriptor, hooks protoreflect.Value) {
+				for i := range hooks.List().Len() {
+					h := hooks.List().Get(i).Message().Interface().(*api.Hook)
+					b.add(name, api.Field_OciHooks, "", string(kind.Name())+" "+hookText(h))
+				}
+			})
+		case "linux":
+			b.linux(adj.GetLinux())
+		case "rlimits":
+			for _, r := range adj.GetRlimits() {
+				b.add(name, api.Field_Rlimits, r.GetType(), fmt.Sprintf("%s %d/%d", r.GetType(), r.GetSoft(), r.GetHard()))
+			}
+		case "CDI_devices":
+			for _, d := range adj.GetCDIDevices() {
+				b.add("cdi_devices", api.Field_CdiDevices, d.GetName(), d.GetName())
+			}
+		case "args":
+			b.add(name, api.Field_Args, "", argsText(adj.GetArgs()))
+		default:
+			b.add(name, api.Field_None, "", valueText(fd, v))
 		}
-	}
-	return out
+	})
 }
 
-// fieldText renders one set field of m.
-func fieldText(m protoreflect.Message, fd protoreflect.FieldDescriptor) string {
-	switch {
-	case fd.IsMap() && fd.MapValue().Kind() == protoreflect.StringKind:
-		kv := map[string]string{}
-		m.Get(fd).Map().Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
-			kv[k.String()] = v.String()
-			return true
-		})
-		return pairs(kv)
-	case fd.Name() == "env":
-		var s []string
-		for _, e := range m.Interface().(*api.ContainerAdjustment).GetEnv() {
-			s = append(s, e.GetKey()+"="+e.GetValue())
+// linuxSimple owns the simple fields of a Linux adjustment.
+var linuxSimple = map[string]api.Field{
+	"cgroups_path":   api.Field_CgroupsPath,
+	"oom_score_adj":  api.Field_OomScoreAdj,
+	"io_priority":    api.Field_IoPriority,
+	"seccomp_policy": api.Field_SeccompPolicy,
+	"scheduler":      api.Field_LinuxSched,
+	"memory_policy":  api.Field_MemoryPolicy,
+}
+
+// rdtFields owns the parts of an RDT adjustment.
+var rdtFields = map[string]api.Field{
+	"clos_id":           api.Field_RdtClosID,
+	"schemata":          api.Field_RdtSchemata,
+	"enable_monitoring": api.Field_RdtEnableMonitoring,
+}
+
+// linux adds the set fields of a Linux adjustment, each under its own name.
+func (b *items) linux(l *api.LinuxContainerAdjustment) {
+	forEachSet(l.ProtoReflect(), func(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
+		name := string(fd.Name())
+		switch name {
+		case "devices":
+			for _, d := range l.GetDevices() {
+				b.marked(name, api.Field_Devices, d.GetPath(), deviceText(d))
+			}
+		case "resources":
+			b.resources(name, l.GetResources())
+		case "namespaces":
+			for _, n := range l.GetNamespaces() {
+				b.marked(name, api.Field_Namespace, n.GetType(), namespaceText(n))
+			}
+		case "sysctl":
+			b.stringMap(name, api.Field_Sysctl, l.GetSysctl())
+		case "net_devices":
+			for _, k := range markedKeys(l.GetNetDevices()) {
+				b.marked(name, api.Field_LinuxNetDevices, k, k+" -> "+l.GetNetDevices()[k].GetName())
+			}
+		case "rdt":
+			b.flatten(name, "", v.Message(), rdtFields)
+		default:
+			b.add(name, linuxSimple[name], "", valueText(fd, v))
 		}
-		return strings.Join(s, ", ")
-	}
-	only := m.Type().New()
-	only.Set(fd, m.Get(fd))
-	var fieldsJSON map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(compactJSON(only.Interface())), &fieldsJSON); err != nil || len(fieldsJSON) != 1 {
-		return compactJSON(only.Interface())
-	}
-	for _, v := range fieldsJSON {
-		return string(v)
-	}
-	return ""
+	})
 }
 
-// pairs renders a map as "k=v, ..." in key order.
-func pairs(kv map[string]string) string {
-	s := make([]string, 0, len(kv))
-	for _, k := range slices.Sorted(maps.Keys(kv)) {
-		s = append(s, k+"="+kv[k])
+// stringMap adds the entries of a string map in key order.
+func (b *items) stringMap(section string, f api.Field, m map[string]string) {
+	for _, k := range markedKeys(m) {
+		b.marked(section, f, k, k+"="+m[k])
 	}
-	return strings.Join(s, ", ")
 }
 
-func containerUpdates(updates []*api.ContainerUpdate) []string {
-	var out []string
+// markedKeys are the keys of m in order, a removal ("-k") where k would be.
+func markedKeys[V any](m map[string]V) []string {
+	return slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		if c := strings.Compare(strings.TrimPrefix(a, "-"), strings.TrimPrefix(b, "-")); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+// updates adds each container update as a section of its own.
+func (b *items) updates(updates []*api.ContainerUpdate) {
 	for _, u := range updates {
-		line := fmt.Sprintf("update %s: %s", u.GetContainerId(), compactJSON(u.GetLinux().GetResources()))
+		section := "update " + u.GetContainerId()
 		if u.GetIgnoreFailure() {
-			line += " (failure ignored)"
+			section += " (failure ignored)"
 		}
-		out = append(out, line)
+		saved := b.ctr
+		b.ctr = u.GetContainerId()
+		n := len(b.list)
+		b.resources(section, u.GetLinux().GetResources())
+		if len(b.list) == n {
+			b.add(section, api.Field_None, "", "nothing")
+		}
+		b.ctr = saved
 	}
-	return out
 }
 
-func evictions(evs []*api.ContainerEviction) []string {
-	var out []string
+func (b *items) evictions(evs []*api.ContainerEviction) {
 	for _, e := range evs {
-		out = append(out, fmt.Sprintf("evict %s: %s", e.GetContainerId(), e.GetReason()))
+		b.add("evict "+e.GetContainerId(), api.Field_None, "", reasonOr(e.GetReason()))
 	}
-	return out
 }
 
-// compactJSON renders m as one-line JSON (protojson's own output varies its
-// spacing on purpose).
-func compactJSON(m proto.Message) string {
-	b, err := protojson.Marshal(m)
-	if err != nil {
-		return fmt.Sprintf("<%v>", err)
+func reasonOr(reason string) string {
+	if reason == "" {
+		return "(no reason given)"
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return string(b)
-	}
-	return buf.String()
+	return reason
 }

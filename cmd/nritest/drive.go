@@ -15,6 +15,9 @@ const (
 	podID, podName, podNamespace = "pod-1", "demo", "default"
 )
 
+// containerNames are the names of the pod's containers, in creation order.
+var containerNames = []string{"app", "sidecar"}
+
 // Step results.
 const (
 	resultOK      = "ok"
@@ -28,29 +31,37 @@ type step struct {
 	target string // "pod" or the container's name
 	id     string // the pod's or the container's ID
 	// run makes the call and describes what the plugins changed.
-	run func(ctx context.Context) (changes []string, err error)
+	run func(ctx context.Context) (changes []Change, err error)
 }
 
 // driver plays the runtime: it makes the lifecycle calls on the adaptation
 // and keeps its store (what late plugins get in Synchronize) up to date.
 type driver struct {
-	a    *adaptation.Adaptation
-	st   *store
-	pod  *api.PodSandbox
-	ctrs []*api.Container
+	a      *adaptation.Adaptation
+	st     *store
+	owners *ownersPlugin // nil: changes are not attributed
+	pause  func(context.Context)
+	pod    *api.PodSandbox
+	ctrs   []*api.Container
 }
 
-func newDriver(a *adaptation.Adaptation, st *store) *driver {
+func newDriver(a *adaptation.Adaptation, st *store, meta workloadMeta) *driver {
 	pod := &api.PodSandbox{
 		Id: podID, Name: podName, Namespace: podNamespace, Uid: "uid-" + podID,
-		Labels: map[string]string{"app": "demo"},
-		Linux:  &api.LinuxPodSandbox{CgroupParent: "/kubepods/pod-1"},
-		State:  api.PodSandboxState_POD_SANDBOX_READY,
+		Labels:      meta.podLabels.apply(map[string]string{"app": "demo"}, ""),
+		Annotations: meta.podAnnotations.apply(nil, ""),
+		Linux:       &api.LinuxPodSandbox{CgroupParent: "/kubepods/pod-1"},
+		State:       api.PodSandboxState_POD_SANDBOX_READY,
 	}
-	return &driver{a: a, st: st, pod: pod, ctrs: []*api.Container{
-		newContainer("ctr-1", "app", 256<<20),
-		newContainer("ctr-2", "sidecar", 64<<20),
-	}}
+	ctrs := []*api.Container{
+		newContainer("ctr-1", containerNames[0], 256<<20),
+		newContainer("ctr-2", containerNames[1], 64<<20),
+	}
+	for _, c := range ctrs {
+		c.Labels = meta.ctrLabels.apply(nil, c.Name)
+		c.Annotations = meta.ctrAnnotations.apply(nil, c.Name)
+	}
+	return &driver{a: a, st: st, pod: pod, ctrs: ctrs}
 }
 
 func newContainer(id, name string, memory int64) *api.Container {
@@ -62,6 +73,15 @@ func newContainer(id, name string, memory int64) *api.Container {
 			Memory: &api.LinuxMemory{Limit: &api.OptionalInt64{Value: memory}},
 		}},
 	}
+}
+
+// metadata lists the labels and annotations of the pod and its containers.
+func (d *driver) metadata() []string {
+	out := metaLines("pod", d.pod.Labels, d.pod.Annotations)
+	for _, c := range d.ctrs {
+		out = append(out, metaLines(c.Name, c.Labels, c.Annotations)...)
+	}
+	return out
 }
 
 // workload describes the pod and its containers.
@@ -89,13 +109,24 @@ func (d *driver) script() []step {
 	return append(s, d.stopPod(), d.removePod())
 }
 
-// drive runs the script and records every step. After a setup event of an
+// drive runs the script and records every step, calling pause (if set) once
+// before the teardown begins. After a setup event of an
 // object failed, the object's later setup and notification events are
 // skipped, as a runtime would, but it is still torn down.
 func (d *driver) drive(ctx context.Context, rec *recorder) []EventReport {
 	failed := map[string]string{} // object ID: the event it failed
 	var out []EventReport
+	paused := false
 	for i, s := range d.script() {
+		if !paused && isTeardown(s.event) && d.pause != nil {
+			d.pause(ctx) // everything runs: plugins may act on their own now
+			paused = true
+			if ctx.Err() != nil {
+				// Ctrl-C ended the pause: the run still ends cleanly, and the
+				// teardown is bounded by the request timeout anyway.
+				ctx = context.WithoutCancel(ctx)
+			}
+		}
 		r := EventReport{Seq: i + 1, Event: s.event.Name(), Target: s.target, TargetID: s.id, Calls: []Call{}}
 		switch {
 		case ctx.Err() != nil:
@@ -105,9 +136,12 @@ func (d *driver) drive(ctx context.Context, rec *recorder) []EventReport {
 		case failed[s.id] != "" && !isTeardown(s.event):
 			r.Result, r.Skipped = resultSkipped, "its "+failed[s.id]+" failed"
 		default:
+			step := fmt.Sprintf("#%d %s %s", r.Seq, r.Event, r.Target)
+			d.st.setPhase(step)
 			rec.begin(s.event)
 			changes, err := s.run(ctx)
 			r.Calls, r.Changes, r.Result = rec.end(), changes, resultOK
+			d.st.setPhase("after " + step)
 			if err != nil {
 				r.Result, r.Error = resultFailed, err.Error()
 				failed[s.id] = s.event.Name()
@@ -127,16 +161,16 @@ func isTeardown(ev api.Event) bool {
 	return false
 }
 
-func (d *driver) podStep(ev api.Event, run func(context.Context) ([]string, error)) step {
+func (d *driver) podStep(ev api.Event, run func(context.Context) ([]Change, error)) step {
 	return step{event: ev, target: "pod", id: d.pod.Id, run: run}
 }
 
-func (d *driver) ctrStep(ev api.Event, c *api.Container, run func(context.Context) ([]string, error)) step {
+func (d *driver) ctrStep(ev api.Event, c *api.Container, run func(context.Context) ([]Change, error)) step {
 	return step{event: ev, target: c.Name, id: c.Id, run: run}
 }
 
 // nothing adapts an event that returns nothing to report.
-func nothing(err error) ([]string, error) { return nil, err }
+func nothing(err error) ([]Change, error) { return nil, err }
 
 // podCopy is the pod for a request: the adaptation may keep requests.
 func (d *driver) podCopy() *api.PodSandbox { return proto.Clone(d.pod).(*api.PodSandbox) }
@@ -148,7 +182,7 @@ func (d *driver) set(c *api.Container, state api.ContainerState) *api.Container 
 }
 
 func (d *driver) runPod() step {
-	return d.podStep(api.Event_RUN_POD_SANDBOX, func(ctx context.Context) ([]string, error) {
+	return d.podStep(api.Event_RUN_POD_SANDBOX, func(ctx context.Context) ([]Change, error) {
 		// Listed as being created while plugins hear of it, as a runtime may list it.
 		creating := proto.Clone(d.pod).(*api.PodSandbox)
 		creating.State = api.PodSandboxState_POD_SANDBOX_UNKNOWN
@@ -162,32 +196,33 @@ func (d *driver) runPod() step {
 }
 
 func (d *driver) create(c *api.Container) step {
-	return d.ctrStep(api.Event_CREATE_CONTAINER, c, func(ctx context.Context) ([]string, error) {
+	return d.ctrStep(api.Event_CREATE_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		d.st.putContainer(d.set(c, api.ContainerState_CONTAINER_UNKNOWN))
 		rsp, err := d.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: d.podCopy(), Container: d.set(c, api.ContainerState_CONTAINER_CREATED)})
+		owners := d.owners.take(c.Id) // also when another validator rejected
 		if err != nil {
 			d.st.removeContainer(c.Id)
 			return nil, err
 		}
 		d.st.putContainer(c)
-		return createChanges(rsp), nil
+		return createChanges(c.Id, rsp, owners), nil
 	})
 }
 
 func (d *driver) postCreate(c *api.Container) step {
-	return d.ctrStep(api.Event_POST_CREATE_CONTAINER, c, func(ctx context.Context) ([]string, error) {
+	return d.ctrStep(api.Event_POST_CREATE_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		return nothing(d.a.PostCreateContainer(ctx, &api.PostCreateContainerRequest{Pod: d.podCopy(), Container: d.set(c, api.ContainerState_CONTAINER_CREATED)}))
 	})
 }
 
 func (d *driver) start(c *api.Container) step {
-	return d.ctrStep(api.Event_START_CONTAINER, c, func(ctx context.Context) ([]string, error) {
+	return d.ctrStep(api.Event_START_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		return nothing(d.a.StartContainer(ctx, &api.StartContainerRequest{Pod: d.podCopy(), Container: d.set(c, api.ContainerState_CONTAINER_CREATED)}))
 	})
 }
 
 func (d *driver) postStart(c *api.Container) step {
-	return d.ctrStep(api.Event_POST_START_CONTAINER, c, func(ctx context.Context) ([]string, error) {
+	return d.ctrStep(api.Event_POST_START_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		ctr := d.set(c, api.ContainerState_CONTAINER_RUNNING)
 		d.st.putContainer(ctr)
 		return nothing(d.a.PostStartContainer(ctx, &api.PostStartContainerRequest{Pod: d.podCopy(), Container: ctr}))
@@ -196,7 +231,7 @@ func (d *driver) postStart(c *api.Container) step {
 
 // update doubles the container's memory limit.
 func (d *driver) update(c *api.Container) step {
-	return d.ctrStep(api.Event_UPDATE_CONTAINER, c, func(ctx context.Context) ([]string, error) {
+	return d.ctrStep(api.Event_UPDATE_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		res := proto.Clone(c.GetLinux().GetResources()).(*api.LinuxResources)
 		res.Memory.Limit.Value *= 2
 		asked := proto.Clone(res).(*api.LinuxResources) // the adaptation merges into res
@@ -209,13 +244,13 @@ func (d *driver) update(c *api.Container) step {
 }
 
 func (d *driver) postUpdate(c *api.Container) step {
-	return d.ctrStep(api.Event_POST_UPDATE_CONTAINER, c, func(ctx context.Context) ([]string, error) {
+	return d.ctrStep(api.Event_POST_UPDATE_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		return nothing(d.a.PostUpdateContainer(ctx, &api.PostUpdateContainerRequest{Pod: d.podCopy(), Container: d.set(c, c.State)}))
 	})
 }
 
 func (d *driver) updatePod() step {
-	return d.podStep(api.Event_UPDATE_POD_SANDBOX, func(ctx context.Context) ([]string, error) {
+	return d.podStep(api.Event_UPDATE_POD_SANDBOX, func(ctx context.Context) ([]Change, error) {
 		res := &api.LinuxResources{Cpu: &api.LinuxCPU{Shares: &api.OptionalUInt64{Value: 2048}}}
 		_, err := d.a.UpdatePodSandbox(ctx, &api.UpdatePodSandboxRequest{Pod: d.podCopy(), LinuxResources: res})
 		return nil, err
@@ -223,13 +258,13 @@ func (d *driver) updatePod() step {
 }
 
 func (d *driver) postUpdatePod() step {
-	return d.podStep(api.Event_POST_UPDATE_POD_SANDBOX, func(ctx context.Context) ([]string, error) {
+	return d.podStep(api.Event_POST_UPDATE_POD_SANDBOX, func(ctx context.Context) ([]Change, error) {
 		return nothing(d.a.PostUpdatePodSandbox(ctx, &api.PostUpdatePodSandboxRequest{Pod: d.podCopy()}))
 	})
 }
 
 func (d *driver) stop(c *api.Container) step {
-	return d.ctrStep(api.Event_STOP_CONTAINER, c, func(ctx context.Context) ([]string, error) {
+	return d.ctrStep(api.Event_STOP_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		ctr := d.set(c, api.ContainerState_CONTAINER_STOPPED)
 		d.st.putContainer(ctr)
 		rsp, err := d.a.StopContainer(ctx, &api.StopContainerRequest{Pod: d.podCopy(), Container: ctr})
@@ -238,14 +273,14 @@ func (d *driver) stop(c *api.Container) step {
 }
 
 func (d *driver) remove(c *api.Container) step {
-	return d.ctrStep(api.Event_REMOVE_CONTAINER, c, func(ctx context.Context) ([]string, error) {
+	return d.ctrStep(api.Event_REMOVE_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		d.st.removeContainer(c.Id)
 		return nothing(d.a.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: d.podCopy(), Container: d.set(c, c.State)}))
 	})
 }
 
 func (d *driver) stopPod() step {
-	return d.podStep(api.Event_STOP_POD_SANDBOX, func(ctx context.Context) ([]string, error) {
+	return d.podStep(api.Event_STOP_POD_SANDBOX, func(ctx context.Context) ([]Change, error) {
 		d.pod.State = api.PodSandboxState_POD_SANDBOX_NOT_READY
 		d.st.putPod(d.pod)
 		return nothing(d.a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: d.podCopy()}))
@@ -253,7 +288,7 @@ func (d *driver) stopPod() step {
 }
 
 func (d *driver) removePod() step {
-	return d.podStep(api.Event_REMOVE_POD_SANDBOX, func(ctx context.Context) ([]string, error) {
+	return d.podStep(api.Event_REMOVE_POD_SANDBOX, func(ctx context.Context) ([]Change, error) {
 		d.st.removePod(d.pod.Id)
 		return nothing(d.a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: d.podCopy()}))
 	})

@@ -48,12 +48,16 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	pluginPath     string
-	samples        bool // no --plugin-path: run the sample plugins
+	samples        bool // neither --plugin-path nor --no-samples: run the sample plugins
+	noSamples      bool
 	configPath     string
 	socket         string
 	wait           int
 	waitTimeout    time.Duration
 	requestTimeout time.Duration
+	linger         time.Duration
+	owners         bool // run nritest's own owners validator (not --no-owners)
+	meta           workloadMeta
 	json           bool
 	verbose        bool
 }
@@ -68,7 +72,13 @@ outcome and what the plugins changed; then the plugins and their deprecations.
 With no flags, three sample plugins run as real processes: 10-logger (every
 event, no changes), 20-annotator (adjusts CreateContainer) and 30-legacy
 (built before NRI v0.12: takes nine events only through StateChange, so
-nrikit warns about deprecations on stderr).
+nrikit warns about deprecations on stderr). --plugin-path replaces them,
+--no-samples leaves them out; --socket alone keeps them next to the
+external plugins.
+
+nritest adds a plugin of its own, 99-nritest-owners: a validator that
+records which plugin set what in each CreateContainer (so that the report
+can attribute changes) and accepts everything. --no-owners leaves it out.
 
 Exit status: 0 if every event and plugin call succeeded, 1 if one failed or
 the run could not start, 2 on usage errors.
@@ -83,11 +93,15 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("nritest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.pluginPath, "plugin-path", "", "run the pre-installed plugins in `DIR` instead of the samples (\"\" for none)")
+	fs.BoolVar(&c.noSamples, "no-samples", false, "run no sample plugins (same as --plugin-path \"\")")
 	fs.StringVar(&c.configPath, "plugin-config-path", "", "read the pre-installed plugins' configs from `DIR` (default: none)")
-	fs.StringVar(&c.socket, "socket", "", "also accept external plugins on the unix socket `PATH`")
+	fs.StringVar(&c.socket, "socket", "", "also accept external plugins on the unix socket `PATH` (the samples still run unless --no-samples)")
 	fs.IntVar(&c.wait, "wait", 0, "wait for `N` external plugins to connect before driving the lifecycle (needs --socket)")
 	fs.DurationVar(&c.waitTimeout, "wait-timeout", 30*time.Second, "give up waiting for external plugins after `DURATION`")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "limit each plugin call to `DURATION`")
+	fs.DurationVar(&c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
+	noOwners := fs.Bool("no-owners", false, "leave out nritest's own validator 99-nritest-owners (changes are then not attributed)")
+	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr (default: warnings only)")
 	fs.Usage = func() {} // the flag package's error line is enough
@@ -106,7 +120,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	case err != nil:
 		fmt.Fprintln(stderr, "Run 'nritest -h' for usage.")
 	}
-	c.samples = true
+	c.samples, c.owners = !c.noSamples, !*noOwners
 	fs.Visit(func(f *flag.Flag) { c.samples = c.samples && f.Name != "plugin-path" })
 	return c, err
 }
@@ -124,6 +138,8 @@ func (c config) check(rest []string) error {
 		return errors.New("--wait-timeout must be positive")
 	case c.requestTimeout <= 0:
 		return errors.New("--request-timeout must be positive")
+	case c.linger < 0:
+		return errors.New("--linger must not be negative")
 	}
 	return nil
 }

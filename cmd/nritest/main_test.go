@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"regexp"
 	"strings"
@@ -40,6 +41,11 @@ func runCmd(t *testing.T, args ...string) result {
 func runWith(stderr *lockedWriter, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), testLimit)
 	defer cancel()
+	return runCtx(ctx, stderr, args...)
+}
+
+// runCtx runs the command in-process with the context a signal would end.
+func runCtx(ctx context.Context, stderr *lockedWriter, args ...string) result {
 	var stdout bytes.Buffer
 	code := run(ctx, args, &stdout, stderr)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
@@ -62,6 +68,20 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 		l.seen = nil
 	}
 	return n, err
+}
+
+// watch returns a channel closed once the output holds signal, replacing
+// any earlier watch.
+func (l *lockedWriter) watch(signal string) <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seen := make(chan struct{})
+	if strings.Contains(l.w.String(), signal) {
+		close(seen)
+		return seen
+	}
+	l.signal, l.seen = signal, seen
+	return seen
 }
 
 func (l *lockedWriter) String() string {
@@ -146,6 +166,15 @@ func TestUsageErrors(t *testing.T) {
 		{"--wait", "x"},
 		{"--request-timeout", "0s"},
 		{"--wait-timeout", "-1s", "--socket", "/tmp/x.sock"},
+		{"--linger", "-1s"},
+		{"--linger", "soon"},
+		{"--pod-annotation", "novalue"},
+		{"--pod-annotation", "=v"},
+		{"--pod-label", "app:k=v"}, // no container prefix for the pod
+		{"--container-annotation", "db:k=v"},
+		{"--container-annotation", "app:=v"},
+		{"--container-label", "bad key=v"},
+		{"--no-samples=maybe"},
 	} {
 		r := runCmd(t, args...)
 		if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, "nritest -h") {
@@ -159,5 +188,43 @@ func TestHelp(t *testing.T) {
 	r := runCmd(t, "-h")
 	if r.code != exitOK || !strings.Contains(r.stdout, "Usage: nritest") || !strings.Contains(r.stdout, "-plugin-path DIR") {
 		t.Errorf("-h: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"-no-samples", "the samples still run unless --no-samples", "-no-owners", "99-nritest-owners",
+		"-linger DURATION", "-pod-annotation KEY=VALUE", "-pod-label KEY=VALUE",
+		"-container-annotation [CONTAINER:]KEY=VALUE", "-container-label [CONTAINER:]KEY=VALUE",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("-h lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+func TestMetadataFlags(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	cfg, err := parseFlags([]string{
+		"--pod-annotation", "a=1", "--pod-annotation", "a=2", "--pod-annotation", "url=http://x/?q=1",
+		"--pod-label", "app=mine", "--pod-label", "empty=",
+		"--container-annotation", "both=yes", "--container-annotation", "app:only=app:v",
+		"--container-label", "sidecar:role=helper",
+	}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	m := cfg.meta
+	for _, c := range []struct {
+		got, want map[string]string
+	}{
+		{m.podAnnotations.apply(nil, ""), map[string]string{"a": "2", "url": "http://x/?q=1"}},
+		{m.podLabels.apply(map[string]string{"app": "demo"}, ""), map[string]string{"app": "mine", "empty": ""}},
+		{m.ctrAnnotations.apply(nil, "app"), map[string]string{"both": "yes", "only": "app:v"}},
+		{m.ctrAnnotations.apply(nil, "sidecar"), map[string]string{"both": "yes"}},
+		{m.ctrLabels.apply(nil, "app"), nil},
+		{m.ctrLabels.apply(nil, "sidecar"), map[string]string{"role": "helper"}},
+	} {
+		if !maps.Equal(c.got, c.want) || (c.want == nil) != (c.got == nil) {
+			t.Errorf("got %v, want %v", c.got, c.want)
+		}
 	}
 }

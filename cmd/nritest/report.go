@@ -1,16 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/api"
 )
+
+// sinceLayout is RFC 3339 to the millisecond, for deprecations.
+const sinceLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // Report is the outcome of one run; the text and JSON forms show the same.
 type Report struct {
@@ -20,8 +27,11 @@ type Report struct {
 	Socket         string              `json:"socket,omitempty"`
 	RequestTimeout string              `json:"request_timeout"`
 	Workload       string              `json:"workload"`
+	Metadata       []string            `json:"workload_metadata,omitempty"` // "pod labels: app=demo", ...
+	Linger         string              `json:"linger,omitempty"`            // --linger, "(interrupted)" when cut short
 	Events         []EventReport       `json:"events"`
 	Outside        []Call              `json:"calls_outside_events,omitempty"`
+	Unsolicited    []UnsolicitedUpdate `json:"unsolicited_updates,omitempty"`
 	Active         []PluginReport      `json:"plugins"`
 	Dropped        []string            `json:"dropped,omitempty"` // called, but gone by the end
 	Deprecations   []DeprecationReport `json:"deprecations"`
@@ -39,7 +49,7 @@ type EventReport struct {
 	Result   string `json:"result"` // ok, FAILED, skipped
 	Calls    []Call `json:"calls"`  // in call order
 	// Changes is what the merged response asked the runtime to change.
-	Changes []string `json:"changes,omitempty"`
+	Changes []Change `json:"changes,omitempty"`
 	Error   string   `json:"error,omitempty"`
 	// Skipped says why the runtime did not issue the event.
 	Skipped string `json:"skipped,omitempty"`
@@ -50,9 +60,11 @@ type PluginReport struct {
 	Plugin      string `json:"plugin"`
 	Kind        string `json:"kind"`
 	PID         int    `json:"pid,omitempty"`
-	Events      string `json:"events"`
+	Events      string `json:"events"` // "all", or "CreateContainer,StopContainer"
 	StateChange bool   `json:"state_change"`
-	// About says what a sample plugin does.
+	// Own marks nritest's own plugin (99-nritest-owners), not under test.
+	Own bool `json:"own,omitempty"`
+	// About says what a sample plugin, or nritest's own, does.
 	About string `json:"about,omitempty"`
 }
 
@@ -69,11 +81,26 @@ func pluginReports(infos []adaptation.PluginInfo, about map[string]string) []Plu
 	out := make([]PluginReport, 0, len(infos))
 	for _, p := range infos {
 		out = append(out, PluginReport{
-			Plugin: p.Plugin, Kind: p.Kind, PID: p.PID, Events: p.Events, StateChange: p.StateChange,
-			About: about[p.Plugin],
+			Plugin: p.Plugin, Kind: p.Kind, PID: p.PID, Events: eventList(p.Events), StateChange: p.StateChange,
+			Own: p.Plugin == ownersID && p.Kind == adaptation.KindBuiltin, About: about[p.Plugin],
 		})
 	}
 	return out
+}
+
+// eventList turns a subscription as nrikit lists it ("all",
+// "createcontainer,stopcontainer") into the event names of the rest of the
+// report: "all", "CreateContainer,StopContainer".
+func eventList(events string) string {
+	m, err := api.ParseEventMask(events)
+	if err != nil || m&api.AllEvents == api.AllEvents {
+		return events
+	}
+	names := make([]string, 0, len(m.Events()))
+	for _, e := range m.Events() {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, ",")
 }
 
 func deprecationReports(deps []adaptation.PluginDeprecation) []DeprecationReport {
@@ -131,14 +158,24 @@ func (r *Report) writeJSON(w io.Writer) error {
 
 // writeText writes the human-readable report.
 func (r *Report) writeText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	r.textHeader(tw)
 	r.textEvents(tw)
+	r.textUnsolicited(tw)
 	r.textPlugins(tw)
 	r.textDeprecations(tw)
 	r.textSummary(tw)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(trailingSpace.ReplaceAll(buf.Bytes(), nil))
+	return err
 }
+
+// trailingSpace is the padding tabwriter leaves after the last cell of a
+// row whose later cells are empty.
+var trailingSpace = regexp.MustCompile(`(?m) +$`)
 
 func (r *Report) textHeader(w io.Writer) {
 	fmt.Fprintf(w, "nritest: simulated runtime %s (NRI %s), request timeout %s\n", r.Runtime, r.NRIVersion, r.RequestTimeout)
@@ -148,7 +185,14 @@ func (r *Report) textHeader(w io.Writer) {
 		socket = r.Socket
 	}
 	fmt.Fprintf(w, "  socket:    %s\n", socket)
-	fmt.Fprintf(w, "  workload:  %s\n\n", r.Workload)
+	fmt.Fprintf(w, "  workload:  %s\n", r.Workload)
+	for _, m := range r.Metadata {
+		fmt.Fprintf(w, "             %s\n", m)
+	}
+	if r.Linger != "" {
+		fmt.Fprintf(w, "  linger:    %s while the containers run, before the teardown\n", r.Linger)
+	}
+	fmt.Fprintln(w)
 }
 
 // textEvents is one row per event; the plugin calls are cells in call
@@ -165,10 +209,10 @@ func (r *Report) textEvents(w io.Writer) {
 			calls = "(not issued: " + e.Skipped + ")"
 		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Event, e.Target, e.Result, calls)
-		if len(e.Changes) > 0 {
-			fmt.Fprintf(w, "\t\t\t\tchanged by %s:\n", changers(e.Calls))
-			for _, c := range e.Changes {
-				fmt.Fprintf(w, "\t\t\t\t  %s\n", c)
+		for _, g := range changeGroups(e.Changes, e.Calls) {
+			fmt.Fprintf(w, "\t\t\t\tchanged by %s:\n", g.by)
+			for _, l := range g.lines {
+				fmt.Fprintf(w, "\t\t\t\t  %s\n", l)
 			}
 		}
 		for _, g := range groups[1:] {
@@ -238,6 +282,41 @@ func (r *Report) callWidth() int {
 	return w
 }
 
+type changeGroup struct {
+	by    string
+	lines []string
+}
+
+// changeGroups groups changes by the plugin that asked for them, in plugin
+// order; those of no known plugin come last, as changed by the plugins that
+// asked for changes.
+func changeGroups(changes []Change, calls []Call) []changeGroup {
+	var groups []changeGroup
+	var rest []string
+	for _, c := range changes {
+		if c.Plugin == "" {
+			rest = append(rest, c.What)
+			continue
+		}
+		i := slices.IndexFunc(groups, func(g changeGroup) bool { return g.by == c.Plugin })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, changeGroup{by: c.Plugin})
+		}
+		groups[i].lines = append(groups[i].lines, c.What)
+	}
+	slices.SortFunc(groups, func(a, b changeGroup) int { return strings.Compare(a.by, b.by) })
+	if len(rest) > 0 {
+		by := changers(calls)
+		if i := slices.IndexFunc(groups, func(g changeGroup) bool { return g.by == by }); i >= 0 {
+			groups[i].lines = append(groups[i].lines, rest...) // all by the one plugin anyway
+		} else {
+			groups = append(groups, changeGroup{by: by, lines: rest})
+		}
+	}
+	return groups
+}
+
 // changers names the plugins that asked for changes, or "plugins".
 func changers(calls []Call) string {
 	var ids []string
@@ -250,6 +329,31 @@ func changers(calls []Call) string {
 		return "plugins"
 	}
 	return strings.Join(ids, ", ")
+}
+
+// textUnsolicited lists the updates plugins sent on their own, if any.
+func (r *Report) textUnsolicited(w io.Writer) {
+	if len(r.Unsolicited) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "UNSOLICITED UPDATES (UpdateContainers from plugins, sender unknown to the runtime; accepted ones are not applied)")
+	fmt.Fprintln(w, "DURING\tCONTAINER\tRESULT\tCHANGES")
+	for _, u := range r.Unsolicited {
+		ctr := u.ContainerID
+		if u.Container != "" {
+			ctr += " (" + u.Container + ")"
+		}
+		result := u.Result
+		if u.Reason != "" {
+			result += ": " + u.Reason
+		}
+		changes := u.Changes
+		if u.IgnoreFailure {
+			changes += " (ignore_failure)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", u.During, ctr, result, changes)
+	}
+	fmt.Fprintln(w)
 }
 
 func (r *Report) textPlugins(w io.Writer) {
@@ -272,11 +376,24 @@ func (r *Report) textPlugins(w io.Writer) {
 		if p.StateChange {
 			sc = "yes (deprecated)"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s", p.Plugin, p.Kind, p.PID, p.Events, sc)
+		pid := "-"
+		if p.PID != 0 {
+			pid = strconv.Itoa(p.PID)
+		}
+		events := chunk(strings.Split(p.Events, ","), 3)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s", p.Plugin, p.Kind, pid, events[0], sc)
 		if about {
 			fmt.Fprintf(w, "\t%s", p.About)
 		}
 		fmt.Fprintln(w)
+		for _, l := range events[1:] {
+			// As many cells as a row, to keep the columns aligned.
+			fmt.Fprintf(w, "\t\t\t%s\t", l)
+			if about {
+				fmt.Fprint(w, "\t")
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	fmt.Fprintln(w)
 }
@@ -291,7 +408,7 @@ func (r *Report) textDeprecations(w io.Writer) {
 	for _, d := range r.Deprecations {
 		lines := chunk(d.Events, 3)
 		what := fmt.Sprintf("%s (%d events)", d.Deprecation, len(d.Events))
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Plugin, what, d.Since.Format("15:04:05.000"), lines[0])
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Plugin, what, d.Since.Format(sinceLayout), lines[0])
 		for _, l := range lines[1:] {
 			fmt.Fprintf(w, "\t\t\t%s\n", l)
 		}
@@ -328,8 +445,18 @@ func (r *Report) textSummary(w io.Writer) {
 	if !r.OK {
 		verdict = "FAILED"
 	}
-	fmt.Fprintf(w, "RESULT: %s: %d events (%d failed, %d skipped), %d plugin calls (%d failed); deprecations: %s\n",
+	fmt.Fprintf(w, "RESULT: %s: %d events (%d failed, %d skipped), %d plugin calls (%d failed); deprecations: %s",
 		verdict, len(r.Events), r.FailedEvents, skipped, calls, r.FailedCalls, deprecated(r.Deprecations))
+	if n := len(r.Unsolicited); n > 0 {
+		failed := 0
+		for _, u := range r.Unsolicited {
+			if u.Result != updateAccepted {
+				failed++
+			}
+		}
+		fmt.Fprintf(w, "; unsolicited updates: %d (%d failed)", n, failed)
+	}
+	fmt.Fprintln(w)
 }
 
 // deprecated names the plugins with deprecations, or says "none".

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -70,9 +71,9 @@ func TestDefaultRun(t *testing.T) {
 			t.Errorf("%q appears %d times, want 2 (once per CreateContainer)\n%s", want, n, r.stdout)
 		}
 	}
-	// The legacy plugin's deprecation, with all nine events.
-	if !strings.Contains(r.stdout, "30-legacy  deprecated StateChange (9 events)") {
-		t.Errorf("no deprecation for 30-legacy:\n%s", r.stdout)
+	// The legacy plugin's deprecation, with all nine events, since when.
+	if !regexp.MustCompile(`30-legacy  deprecated StateChange \(9 events\)  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d)  `).MatchString(r.stdout) {
+		t.Errorf("no deprecation for 30-legacy with an RFC 3339 time:\n%s", r.stdout)
 	}
 	for _, e := range legacyEvents() {
 		if !strings.Contains(r.stdout[strings.Index(r.stdout, "DEPRECATIONS"):], e) {
@@ -112,14 +113,17 @@ func TestJSON(t *testing.T) {
 	}
 	for _, e := range rep.Events {
 		for _, c := range e.Changes {
-			if !strings.Contains(text.stdout, c) {
-				t.Errorf("change %q of %s not in the text report", c, e.Event)
+			if !strings.Contains(text.stdout, c.What) {
+				t.Errorf("change %q of %s not in the text report", c.What, e.Event)
 			}
 		}
 	}
 
 	create := rep.Events[1]
-	wantChanges := []string{"annotations: " + sampleAnnotation + "=true", "env: " + sampleEnv + "=true"}
+	wantChanges := []Change{
+		{Plugin: "20-annotator", What: "annotations: " + sampleAnnotation + "=true"},
+		{Plugin: "20-annotator", What: "env: " + sampleEnv + "=true"},
+	}
 	if create.Event != "CreateContainer" || !slices.Equal(create.Changes, wantChanges) {
 		t.Errorf("CreateContainer changes = %q, want %q", create.Changes, wantChanges)
 	}
@@ -132,9 +136,18 @@ func TestJSON(t *testing.T) {
 		t.Errorf("plugins = %v, want %v", ids, samples)
 	}
 	for _, p := range rep.Active {
+		if p.Own {
+			if p.Plugin != ownersID || p.Kind != "builtin" || p.Events != "ValidateContainerAdjustment" || p.About == "" {
+				t.Errorf("nritest's own plugin %+v", p)
+			}
+			continue
+		}
 		if p.Kind != "pre-installed" || p.PID == 0 || p.Events != "all" || p.StateChange != (p.Plugin == "30-legacy") {
 			t.Errorf("plugin %+v", p)
 		}
+	}
+	if n := len(rep.Active); n != len(samples)+1 || !rep.Active[n-1].Own {
+		t.Errorf("plugins %+v: want the samples and nritest's own last", rep.Active)
 	}
 	if len(rep.Deprecations) != 1 {
 		t.Fatalf("deprecations = %+v, want one", rep.Deprecations)
@@ -146,10 +159,13 @@ func TestJSON(t *testing.T) {
 	}
 }
 
+// pluginIDs lists the plugins under test, leaving out nritest's own.
 func pluginIDs(ps []PluginReport) []string {
 	var ids []string
 	for _, p := range ps {
-		ids = append(ids, p.Plugin)
+		if !p.Own {
+			ids = append(ids, p.Plugin)
+		}
 	}
 	return ids
 }
@@ -196,6 +212,9 @@ func TestPluginPath(t *testing.T) {
 	rep := parseJSON(t, r.stdout)
 	if ids := pluginIDs(rep.Active); !slices.Equal(ids, []string{"05-first", "15-creates"}) {
 		t.Errorf("plugins = %v", ids)
+	}
+	if events := rep.Active[1].Events; events != "CreateContainer" {
+		t.Errorf("15-creates events = %q, want CreateContainer", events)
 	}
 	for i, e := range jsonRows(rep) {
 		want := []string{"05-first"}
@@ -292,7 +311,7 @@ func TestNoPlugins(t *testing.T) {
 	}
 	rep := parseJSON(t, r.stdout)
 	checkLifecycle(t, jsonRows(rep), nil)
-	if len(rep.Active) != 0 || rep.Plugins != "no pre-installed plugins" {
+	if len(pluginIDs(rep.Active)) != 0 || rep.Plugins != "no pre-installed plugins" {
 		t.Errorf("plugins %+v from %q", rep.Active, rep.Plugins)
 	}
 }
@@ -348,7 +367,7 @@ func TestSocketWait(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", d.code, d.stdout, d.stderr)
 	}
 	rep := parseJSON(t, d.stdout)
-	if len(rep.Active) != 1 || rep.Active[0].Plugin != "50-ext" || rep.Active[0].Kind != "external" {
+	if len(rep.Active) != 2 || rep.Active[0].Plugin != "50-ext" || rep.Active[0].Kind != "external" {
 		t.Errorf("plugins = %+v", rep.Active)
 	}
 	for _, e := range jsonRows(rep) {
@@ -368,5 +387,43 @@ func TestWaitTimeout(t *testing.T) {
 	r := runCmd(t, "--plugin-path", "", "--socket", sock, "--wait", "2", "--wait-timeout", "200ms")
 	if r.code != exitFailed || r.stdout != "" || !strings.Contains(r.stderr, "only 0 of 2 external plugins") {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestNoSamples: --socket keeps the sample plugins next to the external
+// ones; --no-samples leaves them out.
+func TestNoSamples(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, append(slices.Clone(samples), "50-ext")},
+		{[]string{"--no-samples"}, []string{"50-ext"}},
+	} {
+		sock := filepath.Join(shortTempDir(t), "nri.sock")
+		stderr := &lockedWriter{w: &bytes.Buffer{}}
+		waiting := stderr.watch("nritest: waiting")
+		finished := make(chan result, 1)
+		go func() {
+			finished <- runWith(stderr, append([]string{"--json", "--socket", sock, "--wait", "1"}, c.args...)...)
+		}()
+		select {
+		case <-waiting:
+		case r := <-finished:
+			t.Fatalf("%q: run ended before waiting: exit %d\n%s", c.args, r.code, r.stderr)
+		}
+		connectSpy(t, sock, testplugin.Config{Index: "50", Name: "ext", Events: "runpodsandbox"}, nil)
+		r := <-finished
+		if r.code != exitOK {
+			t.Fatalf("%q: exit %d\n%s\n%s", c.args, r.code, r.stdout, r.stderr)
+		}
+		rep := parseJSON(t, r.stdout)
+		if ids := pluginIDs(rep.Active); !slices.Equal(ids, c.want) {
+			t.Errorf("%q: plugins %v, want %v", c.args, ids, c.want)
+		}
+		if c.args != nil && rep.Plugins != "no pre-installed plugins" {
+			t.Errorf("%q: plugin source %q", c.args, rep.Plugins)
+		}
 	}
 }

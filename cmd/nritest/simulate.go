@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -35,8 +36,12 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 	}
 	rep.Plugins = source
 
-	rec, st := newRecorder(), &store{}
-	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, options(cfg, pluginDir, log, rec)...)
+	rec, st := newRecorder(), &store{phase: phaseStartUp}
+	var own *ownersPlugin
+	if cfg.owners {
+		own = newOwnersPlugin()
+	}
+	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, options(cfg, pluginDir, log, rec, own)...)
 	if err != nil {
 		return nil, err
 	}
@@ -59,30 +64,45 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 	if err := waitExternal(ctx, a, rec, cfg, stderr); err != nil {
 		return nil, err
 	}
-	d := newDriver(a, st)
-	rep.Workload = d.workload()
+	d := newDriver(a, st, cfg.meta)
+	d.owners = own
+	if cfg.linger > 0 {
+		d.pause = func(ctx context.Context) {
+			st.setPhase(phaseLinger)
+			rep.Linger = cfg.linger.String()
+			if !linger(ctx, cfg.linger, stderr) {
+				rep.Linger += " (interrupted)"
+			}
+		}
+	}
+	rep.Workload, rep.Metadata = d.workload(), d.metadata()
 	rep.Events = d.drive(ctx, rec)
-	var about map[string]string
+	about := map[string]string{ownersID: ownersAbout}
 	if cfg.samples {
-		about = sampleAbout
+		maps.Copy(about, sampleAbout)
 	}
 	rep.Active = pluginReports(a.Plugins(), about)
 	rep.Deprecations = deprecationReports(a.Deprecations())
+	st.setPhase(phaseStopping)
 	stop()
 	rep.Outside = rec.strays()
+	rep.Unsolicited = st.unsolicited()
 	rep.findDropped()
 	rep.tally()
 	return rep, nil
 }
 
 // options turns the command line into adaptation options.
-func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder) []adaptation.Option {
+func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own *ownersPlugin) []adaptation.Option {
 	opts := []adaptation.Option{
 		adaptation.WithPluginPath(pluginDir),
 		adaptation.WithPluginConfigPath(cfg.configPath),
 		adaptation.WithRequestTimeout(cfg.requestTimeout),
 		adaptation.WithLogger(log),
 		adaptation.WithMetrics(rec),
+	}
+	if own != nil {
+		opts = append(opts, adaptation.WithBuiltinPlugins(own.builtin()))
 	}
 	if cfg.socket == "" {
 		return append(opts, adaptation.WithDisabledExternalConnections())

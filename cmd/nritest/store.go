@@ -12,11 +12,15 @@ import (
 )
 
 // store is the simulated runtime's own state: what a plugin that connects
-// mid-run gets in its Synchronize snapshot.
+// mid-run gets in its Synchronize snapshot, and which containers a plugin
+// can update on its own.
 type store struct {
-	mu   sync.Mutex
-	pods []*api.PodSandbox
-	ctrs []*api.Container
+	mu      sync.Mutex
+	pods    []*api.PodSandbox
+	ctrs    []*api.Container
+	removed map[string]string // ID: name of the containers removed
+	phase   string            // what the runtime is doing, see setPhase
+	updates []UnsolicitedUpdate
 }
 
 // putPod adds or replaces a pod (a clone of it).
@@ -42,7 +46,16 @@ func (s *store) removePod(id string) {
 func (s *store) removeContainer(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ctrs = slices.DeleteFunc(s.ctrs, func(c *api.Container) bool { return c.GetId() == id })
+	s.ctrs = slices.DeleteFunc(s.ctrs, func(c *api.Container) bool {
+		if c.GetId() != id {
+			return false
+		}
+		if s.removed == nil {
+			s.removed = map[string]string{}
+		}
+		s.removed[id] = c.GetName()
+		return true
+	})
 }
 
 // sync is the runtime's SyncFn. Updates a plugin asks for at sync time are
@@ -54,11 +67,6 @@ func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
 	s.mu.Unlock()
 	_, err := cb(ctx, pods, ctrs)
 	return err
-}
-
-// update is the runtime's UpdateFn: every unsolicited update "succeeds".
-func (s *store) update(context.Context, []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
-	return nil, nil
 }
 
 type identified interface {

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// linger keeps the pod and containers running for d before the teardown,
+// so that what plugins do on their own (unsolicited UpdateContainers)
+// arrives while its targets exist. The run's context ends it early (Ctrl-C); it then returns false.
+func linger(ctx context.Context, d time.Duration, stderr io.Writer) (full bool) {
+	if d <= 0 {
+		return true
+	}
+	fmt.Fprintf(stderr, "nritest: lingering for %s while the containers run (Ctrl-C ends it)\n", d)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+// TestOwners: with two plugins adjusting the same container, the report
+// says which one set what; --no-owners runs without nritest's validator
+// and cannot.
+func TestOwners(t *testing.T) {
+	t.Parallel()
+	pluginDir := installTestPlugins(t, t.TempDir(),
+		testplugin.Config{Index: "10", Name: "first", Events: "createcontainer",
+			Annotations: map[string]string{"first.example.com/a": "1"}, Env: map[string]string{"FIRST": "1"}},
+		testplugin.Config{Index: "20", Name: "second", Events: "createcontainer",
+			Annotations: map[string]string{"second.example.com/b": "2"}},
+	)
+
+	r := runCmd(t, "--json", "--plugin-path", pluginDir)
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	want := []Change{
+		{Plugin: "10-first", What: "annotations: first.example.com/a=1"},
+		{Plugin: "20-second", What: "annotations: second.example.com/b=2"},
+		{Plugin: "10-first", What: "env: FIRST=1"},
+	}
+	for _, i := range []int{1, 5} { // the CreateContainer rows
+		e := rep.Events[i]
+		if e.Event != "CreateContainer" || !slices.Equal(e.Changes, want) {
+			t.Errorf("%s %s changes:\n%s\nwant\n%s", e.Event, e.Target, changeLines(e.Changes), changeLines(want))
+		}
+		if !slices.ContainsFunc(e.Calls, func(c Call) bool { return c.Plugin == ownersID && c.Event == "ValidateContainerAdjustment" }) {
+			t.Errorf("%s %s: nritest's validator was not called: %+v", e.Event, e.Target, e.Calls)
+		}
+	}
+	var text strings.Builder
+	if err := rep.writeText(&text); err != nil {
+		t.Fatal(err)
+	}
+	attributed := "changed by 10-first:\n" +
+		"  annotations: first.example.com/a=1\n" +
+		"  env: FIRST=1\n" +
+		"changed by 20-second:\n" +
+		"  annotations: second.example.com/b=2\n"
+	if got := changeBlocks(text.String()); len(got) != 2 || got[0] != attributed || got[1] != attributed {
+		t.Errorf("change blocks %q, want twice %q", got, attributed)
+	}
+	if !regexp.MustCompile(`\n99-nritest-owners +builtin +- +ValidateContainerAdjustment +no +` + regexp.QuoteMeta(ownersAbout) + `\n`).MatchString(text.String()) {
+		t.Errorf("nritest's own plugin is not listed as such:\n%s", text.String())
+	}
+
+	// Without the validator: no attribution, and no plugin of nritest's.
+	r = runCmd(t, "--plugin-path", pluginDir, "--no-owners")
+	if r.code != exitOK {
+		t.Fatalf("--no-owners: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	merged := "changed by 10-first, 20-second:\n" +
+		"  annotations: first.example.com/a=1, second.example.com/b=2\n" +
+		"  env: FIRST=1\n"
+	if got := changeBlocks(r.stdout); len(got) != 2 || got[0] != merged || got[1] != merged {
+		t.Errorf("--no-owners change blocks %q, want twice %q", got, merged)
+	}
+	if strings.Contains(r.stdout, ownersID) || strings.Contains(r.stdout, "ValidateContainerAdjustment") {
+		t.Errorf("--no-owners still runs nritest's validator:\n%s", r.stdout)
+	}
+}
+
+// changeBlocks returns the "changed by" blocks of a text report, one per
+// event, without their indentation.
+func changeBlocks(report string) []string {
+	var blocks []string
+	in := false
+	for _, line := range strings.Split(report, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "changed by "):
+			if !in {
+				blocks = append(blocks, "")
+			}
+			in = true
+			blocks[len(blocks)-1] += trimmed + "\n"
+		case in && strings.HasPrefix(line, strings.Repeat(" ", 10)) && trimmed != "":
+			blocks[len(blocks)-1] += "  " + trimmed + "\n"
+		default:
+			in = false
+		}
+	}
+	return blocks
+}
