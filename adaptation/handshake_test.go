@@ -46,9 +46,9 @@ func TestPhaseTimeouts(t *testing.T) {
 	} {
 		t.Run(phase.logged, func(t *testing.T) {
 			e := newEnv(t,
-				adaptation.WithRegistrationTimeout(300*time.Millisecond),
-				adaptation.WithRequestTimeout(300*time.Millisecond),
-				adaptation.WithSyncTimeout(300*time.Millisecond))
+				adaptation.WithRegistrationTimeout(testRequestTimeout),
+				adaptation.WithRequestTimeout(testRequestTimeout),
+				adaptation.WithSyncTimeout(testRequestTimeout))
 			e.preinstall("10", "stuck", testplugin.Config{
 				Behaviours: map[string]testplugin.Behaviour{phase.key: {Hang: true}},
 			})

@@ -14,7 +14,9 @@ import (
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
 
-const testRequestTimeout = 500 * time.Millisecond
+// testRequestTimeout is short enough to keep timeout tests quick and long
+// enough for a healthy plugin on a loaded CI machine under -race.
+const testRequestTimeout = time.Second
 
 // eventDriver brings a pod to the point of one event and issues it.
 type eventDriver struct {
