@@ -144,8 +144,7 @@ func (a *Adaptation) shutdownAll(ctx context.Context, plugins []*plugin, reason 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.lifecycle.forget(p)
-			a.deprecations.forget(p)
+			a.forget(p)
 			p.shutdown(ctx, reason, a.opts.request)
 		}()
 	}

@@ -34,7 +34,7 @@ func callPlugin[Req, Rsp any](ctx context.Context, a *Adaptation, p *plugin, ev 
 		return rsp, err
 	}
 	if p.compat.stateChange.CompareAndSwap(false, true) {
-		p.log.WithField("event", eventOp(ev)).Info("nrikit: plugin predates dedicated event RPCs; using StateChange")
+		p.log.WithField("event", ev.Name()).Info("nrikit: plugin predates dedicated event RPCs; using StateChange")
 	}
 	return none, a.relayStateChange(ctx, p, ev, req)
 }
@@ -51,7 +51,7 @@ func (a *Adaptation) relayStateChange(ctx context.Context, p *plugin, ev api.Eve
 	}
 	_, err := p.svc.StateChange(ctx, sc)
 	if isUnimplemented(err) {
-		return fmt.Errorf("plugin implements neither the %s RPC nor StateChange: %w", eventOp(ev), err)
+		return fmt.Errorf("plugin implements neither the %s RPC nor StateChange: %w", ev.Name(), err)
 	}
 	if reachedHandler(ctx, err) {
 		// The event took the deprecated path, whatever the handler made of it.

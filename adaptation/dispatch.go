@@ -63,16 +63,16 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 // applyPolicy is the event policy table's error columns (policy.go). It
 // logs one line that says what happened and what follows, then acts.
 func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, f failure, err error) error {
-	perr := &PluginError{Plugin: p.id, Op: eventOp(ev), Err: err}
-	log := p.log.WithField("event", eventOp(ev)).WithField("error", err.Error())
+	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}
+	log := p.log.WithField("event", ev.Name()).WithField("error", err.Error())
 	if f == failCanceled {
-		return fmt.Errorf("nrikit: %s canceled by the caller: %w", eventOp(ev), context.Cause(ctx))
+		return fmt.Errorf("nrikit: %s canceled by the caller: %w", ev.Name(), context.Cause(ctx))
 	}
 	fails := pol.class == classValidation || pol.class == classSetup && (f == failError || f == failRejected || p.policy.FailRequest)
 	keep := f == failError || f == failRejected || f == failTimeout && p.policy.KeepConnected
 	log.Warn(policyMessage(f, keep, fails, p.policy.KeepConnected))
 	if !keep {
-		a.drop(p, string(f.outcome())+" during "+eventOp(ev))
+		a.drop(p, string(f.outcome())+" during "+ev.Name())
 	}
 	if fails {
 		return perr
@@ -106,9 +106,14 @@ func (a *Adaptation) drop(p *plugin, why string) {
 		a.opts.metrics.PluginCount(a.registry.len())
 		p.log.WithField("reason", why).Warn("nrikit: plugin dropped")
 	}
+	a.forget(p)
+	p.close()
+}
+
+// forget releases what was recorded for a plugin that leaves.
+func (a *Adaptation) forget(p *plugin) {
 	a.deprecations.forget(p)
 	a.lifecycle.forget(p)
-	p.close()
 }
 
 // eventBarrier is held for the whole fan-out of one event, so that no

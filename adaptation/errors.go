@@ -12,7 +12,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/merge"
 )
 
@@ -98,5 +97,3 @@ func isConnectionError(err error) bool {
 func isUnimplemented(err error) bool {
 	return status.Code(err) == codes.Unimplemented
 }
-
-func eventOp(e api.Event) string { return e.Name() }

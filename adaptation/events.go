@@ -156,6 +156,6 @@ func (a *Adaptation) countAdjustments(p *plugin, ev api.Event, adjusted bool, up
 // plugin allowed failure (ignore_failure).
 func (a *Adaptation) logDiscarded(ev api.Event, discarded []error) {
 	for _, err := range discarded {
-		a.log.WithField("event", eventOp(ev)).WithError(err).Info("nrikit: conflicting update ignored as its plugin allowed")
+		a.log.WithField("event", ev.Name()).WithError(err).Info("nrikit: conflicting update ignored as its plugin allowed")
 	}
 }

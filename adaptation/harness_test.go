@@ -447,3 +447,10 @@ func dialSocket(t *testing.T, path string) net.Conn {
 	}
 	return conn
 }
+
+// dumpLog shows the runtime's log in a failing test's output.
+func (e *env) dumpLog() {
+	for _, en := range e.hook.AllEntries() {
+		e.t.Logf("%s %s %v", en.Level, en.Message, en.Data)
+	}
+}

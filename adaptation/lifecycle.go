@@ -75,18 +75,15 @@ func (l *lifecycle) containerCreating(ctr *api.Container) {
 	}
 }
 
-func (l *lifecycle) containerCreated(ctr *api.Container, ok bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if r := l.ctrs[ctr.GetId()]; r != nil {
-		r.ran = ok
-	}
-}
+func (l *lifecycle) containerCreated(ctr *api.Container, ok bool) { l.ran(l.ctrs, ctr.GetId(), ok) }
 
-func (l *lifecycle) podRan(pod *api.PodSandbox, ok bool) {
+func (l *lifecycle) podRan(pod *api.PodSandbox, ok bool) { l.ran(l.pods, pod.GetId(), ok) }
+
+// ran records whether the creation fan-out of a pod or container succeeded.
+func (l *lifecycle) ran(m map[string]*record, id string, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if r := l.pods[pod.GetId()]; r != nil {
+	if r := m[id]; r != nil {
 		r.ran = ok
 	}
 }

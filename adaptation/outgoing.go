@@ -7,10 +7,11 @@ import "google.golang.org/protobuf/proto"
 // across a connection, instead of once per plugin: what the wire carries is
 // the same bytes either way. In-process plugins get the request itself.
 type outgoing[Req any] struct {
-	req     Req
-	stable  bool // plugins do not change the request between calls
-	encoded bool
-	wire    Req
+	req    Req
+	stable bool // plugins do not change the request between calls
+	tried  bool // encoding was attempted; ok says whether it worked
+	ok     bool
+	wire   Req
 }
 
 func newOutgoing[Req any](req Req, stable bool) *outgoing[Req] {
@@ -22,10 +23,11 @@ func (o *outgoing[Req]) to(p *plugin) Req {
 	if !o.stable || p.kind == kindBuiltin {
 		return o.req
 	}
-	if !o.encoded {
-		o.wire, o.encoded = preEncoded(o.req)
+	if !o.tried {
+		o.wire, o.ok = preEncoded(o.req)
+		o.tried = true
 	}
-	if !o.encoded {
+	if !o.ok {
 		return o.req
 	}
 	return o.wire

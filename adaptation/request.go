@@ -13,15 +13,15 @@ func (a *Adaptation) checkRequest(ev api.Event, pol eventPolicy, req any) error 
 	podID, ctrID := podIDOf(req), containerIDOf(req)
 	switch {
 	case podID == "":
-		return fmt.Errorf("%w: %s names no pod", ErrInvalidRequest, eventOp(ev))
+		return fmt.Errorf("%w: %s names no pod", ErrInvalidRequest, ev.Name())
 	case isContainerEvent(ev) && ctrID == "":
-		return fmt.Errorf("%w: %s names no container", ErrInvalidRequest, eventOp(ev))
+		return fmt.Errorf("%w: %s names no container", ErrInvalidRequest, ev.Name())
 	case pol.class != classSetup:
 		return nil
 	case a.lifecycle.isRemoved(podID):
-		return fmt.Errorf("%w: %s for pod %s", ErrRemoved, eventOp(ev), podID)
+		return fmt.Errorf("%w: %s for pod %s", ErrRemoved, ev.Name(), podID)
 	case ctrID != "" && a.lifecycle.isRemoved(ctrID):
-		return fmt.Errorf("%w: %s for container %s", ErrRemoved, eventOp(ev), ctrID)
+		return fmt.Errorf("%w: %s for container %s", ErrRemoved, ev.Name(), ctrID)
 	}
 	return nil
 }

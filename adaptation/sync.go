@@ -57,8 +57,7 @@ func (a *Adaptation) join(ctx context.Context, p *plugin) error {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			a.lifecycle.forget(old)
-			a.deprecations.forget(old)
+			a.forget(old)
 			old.shutdown(ctx, "replaced", a.opts.request)
 			old.log.WithField("reason", "replaced").Info("nrikit: plugin replaced by a new instance")
 		}()

@@ -69,7 +69,7 @@ func (a *Adaptation) validateWith(ctx context.Context, p *plugin, req *api.Valid
 	if err == nil && !answered {
 		// Cannot happen: applyPolicy fails validation on every failure. Kept
 		// so that a validator's silence can never pass for consent.
-		return &PluginError{Plugin: p.id, Op: eventOp(ev), Err: errors.New("no verdict")}
+		return &PluginError{Plugin: p.id, Op: ev.Name(), Err: errors.New("no verdict")}
 	}
 	return err
 }
