@@ -31,7 +31,7 @@ func (b BuiltinPlugin) validate() error {
 
 func (a *Adaptation) startBuiltins(ctx context.Context) {
 	for _, b := range a.opts.builtins {
-		p := newPlugin(b.Index, b.Name, kindBuiltin, inProcess{b.Handler}, inProcessConn{}, a.log)
+		p := newPlugin(b.Index, b.Name, kindBuiltin, newInProcess(b.Handler), inProcessConn{}, a.log)
 		p.config = b.Config
 		a.logPhaseError(a.handshake(ctx, p))
 	}
@@ -49,15 +49,31 @@ func (inProcessConn) pid() int                   { return 0 }
 // inProcess calls an in-process handler as if it were remote: on a copy of
 // the request, bounded by the call's deadline, and with a panic turned into
 // an error, so a built-in plugin is held to the same rules as the others.
-type inProcess struct{ h api.PluginService }
+type inProcess struct {
+	h api.PluginService
+	// running holds one slot while a handler runs. A handler that ignores
+	// its deadline keeps the slot after its call has timed out, so the next
+	// request waits for it (and times out) instead of running beside it.
+	running chan struct{}
+}
+
+func newInProcess(h api.PluginService) inProcess {
+	return inProcess{h: h, running: make(chan struct{}, 1)}
+}
 
 // errHandlerPanic marks a panic in an in-process handler.
 var errHandlerPanic = errors.New("nrikit: in-process plugin panicked")
 
-func callInProcess[Req proto.Message, Rsp any](ctx context.Context, fn func(context.Context, Req) (Rsp, error), req Req) (Rsp, error) {
+func callInProcess[Req proto.Message, Rsp any](ctx context.Context, running chan struct{}, fn func(context.Context, Req) (Rsp, error), req Req) (Rsp, error) {
 	type result struct {
 		rsp Rsp
 		err error
+	}
+	var none Rsp
+	select {
+	case running <- struct{}{}:
+	case <-ctx.Done():
+		return none, fmt.Errorf("an earlier call is still running: %w", context.Cause(ctx))
 	}
 	done := make(chan result, 1)
 	req = proto.Clone(req).(Req)
@@ -67,6 +83,7 @@ func callInProcess[Req proto.Message, Rsp any](ctx context.Context, fn func(cont
 			if v := recover(); v != nil {
 				r.err = fmt.Errorf("%w: %v", errHandlerPanic, v)
 			}
+			<-running
 			done <- r
 		}()
 		r.rsp, r.err = fn(ctx, req)
@@ -75,79 +92,78 @@ func callInProcess[Req proto.Message, Rsp any](ctx context.Context, fn func(cont
 	case r := <-done:
 		return r.rsp, r.err
 	case <-ctx.Done():
-		var none Rsp
 		return none, context.Cause(ctx)
 	}
 }
 
 func (p inProcess) Configure(ctx context.Context, r *api.ConfigureRequest) (*api.ConfigureResponse, error) {
-	return callInProcess(ctx, p.h.Configure, r)
+	return callInProcess(ctx, p.running, p.h.Configure, r)
 }
 
 func (p inProcess) Synchronize(ctx context.Context, r *api.SynchronizeRequest) (*api.SynchronizeResponse, error) {
-	return callInProcess(ctx, p.h.Synchronize, r)
+	return callInProcess(ctx, p.running, p.h.Synchronize, r)
 }
 
 func (p inProcess) Shutdown(ctx context.Context, r *api.ShutdownRequest) (*api.Empty, error) {
-	return callInProcess(ctx, p.h.Shutdown, r)
+	return callInProcess(ctx, p.running, p.h.Shutdown, r)
 }
 
 func (p inProcess) RunPodSandbox(ctx context.Context, r *api.RunPodSandboxRequest) (*api.RunPodSandboxResponse, error) {
-	return callInProcess(ctx, p.h.RunPodSandbox, r)
+	return callInProcess(ctx, p.running, p.h.RunPodSandbox, r)
 }
 
 func (p inProcess) UpdatePodSandbox(ctx context.Context, r *api.UpdatePodSandboxRequest) (*api.UpdatePodSandboxResponse, error) {
-	return callInProcess(ctx, p.h.UpdatePodSandbox, r)
+	return callInProcess(ctx, p.running, p.h.UpdatePodSandbox, r)
 }
 
 func (p inProcess) PostUpdatePodSandbox(ctx context.Context, r *api.PostUpdatePodSandboxRequest) (*api.PostUpdatePodSandboxResponse, error) {
-	return callInProcess(ctx, p.h.PostUpdatePodSandbox, r)
+	return callInProcess(ctx, p.running, p.h.PostUpdatePodSandbox, r)
 }
 
 func (p inProcess) StopPodSandbox(ctx context.Context, r *api.StopPodSandboxRequest) (*api.StopPodSandboxResponse, error) {
-	return callInProcess(ctx, p.h.StopPodSandbox, r)
+	return callInProcess(ctx, p.running, p.h.StopPodSandbox, r)
 }
 
 func (p inProcess) RemovePodSandbox(ctx context.Context, r *api.RemovePodSandboxRequest) (*api.RemovePodSandboxResponse, error) {
-	return callInProcess(ctx, p.h.RemovePodSandbox, r)
+	return callInProcess(ctx, p.running, p.h.RemovePodSandbox, r)
 }
 
 func (p inProcess) CreateContainer(ctx context.Context, r *api.CreateContainerRequest) (*api.CreateContainerResponse, error) {
-	return callInProcess(ctx, p.h.CreateContainer, r)
+	return callInProcess(ctx, p.running, p.h.CreateContainer, r)
 }
 
 func (p inProcess) PostCreateContainer(ctx context.Context, r *api.PostCreateContainerRequest) (*api.PostCreateContainerResponse, error) {
-	return callInProcess(ctx, p.h.PostCreateContainer, r)
+	return callInProcess(ctx, p.running, p.h.PostCreateContainer, r)
 }
 
 func (p inProcess) StartContainer(ctx context.Context, r *api.StartContainerRequest) (*api.StartContainerResponse, error) {
-	return callInProcess(ctx, p.h.StartContainer, r)
+	return callInProcess(ctx, p.running, p.h.StartContainer, r)
 }
 
 func (p inProcess) PostStartContainer(ctx context.Context, r *api.PostStartContainerRequest) (*api.PostStartContainerResponse, error) {
-	return callInProcess(ctx, p.h.PostStartContainer, r)
+	return callInProcess(ctx, p.running, p.h.PostStartContainer, r)
 }
 
 func (p inProcess) UpdateContainer(ctx context.Context, r *api.UpdateContainerRequest) (*api.UpdateContainerResponse, error) {
-	return callInProcess(ctx, p.h.UpdateContainer, r)
+	return callInProcess(ctx, p.running, p.h.UpdateContainer, r)
 }
 
 func (p inProcess) PostUpdateContainer(ctx context.Context, r *api.PostUpdateContainerRequest) (*api.PostUpdateContainerResponse, error) {
-	return callInProcess(ctx, p.h.PostUpdateContainer, r)
+	return callInProcess(ctx, p.running, p.h.PostUpdateContainer, r)
 }
 
 func (p inProcess) StopContainer(ctx context.Context, r *api.StopContainerRequest) (*api.StopContainerResponse, error) {
-	return callInProcess(ctx, p.h.StopContainer, r)
+	return callInProcess(ctx, p.running, p.h.StopContainer, r)
 }
 
 func (p inProcess) RemoveContainer(ctx context.Context, r *api.RemoveContainerRequest) (*api.RemoveContainerResponse, error) {
-	return callInProcess(ctx, p.h.RemoveContainer, r)
+	return callInProcess(ctx, p.running, p.h.RemoveContainer, r)
 }
 
 func (p inProcess) StateChange(ctx context.Context, r *api.StateChangeEvent) (*api.Empty, error) {
-	return callInProcess(ctx, p.h.StateChange, r)
+	return callInProcess(ctx, p.running, p.h.StateChange, r)
 }
 
 func (p inProcess) ValidateContainerAdjustment(ctx context.Context, r *api.ValidateContainerAdjustmentRequest) (*api.ValidateContainerAdjustmentResponse, error) {
-	return callInProcess(ctx, p.h.ValidateContainerAdjustment, r)
+	return callInProcess(ctx, p.running, p.h.ValidateContainerAdjustment, r)
 }

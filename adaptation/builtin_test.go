@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
@@ -128,5 +130,75 @@ func TestStartTwice(t *testing.T) {
 	e.start()
 	if err := e.a.Start(context.Background()); !errors.Is(err, adaptation.ErrAlreadyStarted) {
 		t.Fatalf("second Start = %v, want ErrAlreadyStarted", err)
+	}
+}
+
+// stubbornHandler's UpdateContainer ignores its deadline until released, and
+// counts how many calls run at once.
+type stubbornHandler struct {
+	*testplugin.Handler
+	release chan struct{}
+	entered chan struct{}
+	mu      sync.Mutex
+	running int
+	most    int
+}
+
+func (h *stubbornHandler) UpdateContainer(ctx context.Context, r *api.UpdateContainerRequest) (*api.UpdateContainerResponse, error) {
+	h.mu.Lock()
+	h.running++
+	h.most = max(h.most, h.running)
+	h.mu.Unlock()
+	defer func() { h.mu.Lock(); h.running--; h.mu.Unlock() }()
+	h.entered <- struct{}{}
+	<-h.release
+	return h.Handler.UpdateContainer(ctx, r)
+}
+
+// An in-process handler that ignores its deadline is not given a second
+// request while it still runs: that request times out waiting, as it would
+// for a remote plugin that is stuck.
+func TestBuiltinHungHandlerGetsOneRequestAtATime(t *testing.T) {
+	probe := newEnv(t)
+	keep := &testplugin.FailurePolicy{KeepConnected: true}
+	inner := probe.builtin("10", "stubborn", testplugin.Config{FailurePolicy: keep})
+	h := &stubbornHandler{Handler: inner.Handler.(*testplugin.Handler), release: make(chan struct{}), entered: make(chan struct{}, 4)}
+	inner.Handler = h
+	e := newEnvAt(t, probe, adaptation.WithBuiltinPlugins(inner), adaptation.WithRequestTimeout(300*time.Millisecond))
+	e.start()
+	e.waitPlugins("10-stubborn")
+
+	ctx := context.Background()
+	pod := testPod("ph")
+	ctr := testContainer("ph-c1", pod)
+	if err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr}); err != nil {
+		t.Fatal(err)
+	}
+	update := func() {
+		t.Helper()
+		if _, err := e.a.UpdateContainer(ctx, &api.UpdateContainerRequest{Pod: pod, Container: ctr}); err != nil {
+			t.Fatalf("UpdateContainer: %v (keep_connected: a timeout must not fail it)", err)
+		}
+	}
+	update() // times out inside the handler, which keeps running
+	<-h.entered
+	update() // times out waiting for the first call to end
+	close(h.release)
+	update() // runs once the stuck call has returned
+	<-h.entered
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.most != 1 {
+		t.Errorf("%d calls ran at once in one in-process plugin, want 1", h.most)
+	}
+	if got := len(h.entered); got != 0 {
+		t.Errorf("the handler was entered %d more times than expected", got)
+	}
+	if ids := pluginIDs(e.a); !equal(ids, []string{"10-stubborn"}) {
+		t.Errorf("plugins = %v, want the keep_connected plugin kept", ids)
 	}
 }
