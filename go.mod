@@ -3,6 +3,7 @@ module github.com/nrikit/nrikit
 go 1.24.0
 
 require (
+	github.com/containerd/log v0.1.0
 	github.com/containerd/ttrpc v1.2.7
 	github.com/opencontainers/runtime-spec v1.3.0
 	github.com/sirupsen/logrus v1.9.4
@@ -12,7 +13,6 @@ require (
 )
 
 require (
-	github.com/containerd/log v0.1.0 // indirect
 	github.com/golang/protobuf v1.5.3 // indirect
 	golang.org/x/sys v0.18.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20230731190214-cbb8c96f2d6d // indirect

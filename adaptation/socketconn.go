@@ -5,6 +5,7 @@ import (
 	"net"
 	"sync"
 
+	"github.com/containerd/log"
 	"github.com/containerd/ttrpc"
 
 	"github.com/nrikit/nrikit/api"
@@ -49,7 +50,9 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime api.RuntimeSer
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		_ = server.Serve(context.Background(), l)
+		// ttrpc's server logs through the logger its context carries.
+		logger := o.logger.WithField("pid", c.pid())
+		_ = server.Serve(log.WithLogger(context.Background(), logger), l)
 	}()
 	m.Unblock()
 	return c, nil
