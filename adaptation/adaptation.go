@@ -43,6 +43,7 @@ type Adaptation struct {
 	barrier      sync.RWMutex // events share it; a synchronizing plugin takes it alone
 	deprecations deprecations
 	lifecycle    lifecycle
+	changes      changeFeed
 
 	mu       sync.Mutex // guards the fields below
 	started  bool
@@ -72,6 +73,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		log:            o.logger,
 	}
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
+	a.changes.fn = o.changes
 	a.lifecycle.init()
 	return a, nil
 }
@@ -146,6 +148,7 @@ func (a *Adaptation) shutdownAll(ctx context.Context, plugins []*plugin, reason 
 			defer wg.Done()
 			a.forget(p)
 			p.shutdown(ctx, reason, a.opts.request)
+			a.changes.send(changeOf(PluginLeft, p, "", reason))
 		}()
 	}
 	wg.Wait()
@@ -200,7 +203,8 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			a.logPhaseError(a.connectSocket(ctx, conn, nil, nil))
+			pid := peerPID(conn)
+			a.joinFailed(kindExternal, pid, a.connectSocket(ctx, conn, nil, nil))
 		}()
 	}
 }
@@ -217,15 +221,27 @@ func waitOrDone(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (a *Adaptation) logPhaseError(err error) {
+// joinFailed reports a plugin that did not join, if err says so.
+func (a *Adaptation) joinFailed(kind pluginKind, pid int, err error) {
 	if err == nil {
 		return
 	}
+	change := PluginChange{Change: PluginFailed, Plugin: "unregistered", Kind: kind.String(), PID: pid, Reason: err.Error()}
 	var perr *PluginError
 	if errors.As(err, &perr) {
-		a.log.WithFields(logrus.Fields{"plugin": perr.Plugin, "phase": perr.Op, "error": perr.Err.Error()}).
-			Warn(fmt.Sprintf("nrikit: plugin dropped during %s", perr.Op))
-		return
+		change.Plugin, change.Phase, change.Reason = perr.Plugin, perr.Op, perr.Err.Error()
 	}
-	a.log.WithError(err).Warn("nrikit: plugin connection failed")
+	log := a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason})
+	if pid != 0 {
+		log = log.WithField("pid", pid)
+	}
+	switch change.Phase {
+	case "":
+		log.Warn("nrikit: plugin connection failed")
+	case "start":
+		log.Warn("nrikit: pre-installed plugin failed to start")
+	default:
+		log.WithField("phase", change.Phase).Warn(fmt.Sprintf("nrikit: plugin dropped during %s", change.Phase))
+	}
+	a.changes.send(change)
 }

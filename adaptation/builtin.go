@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -33,7 +34,7 @@ func (a *Adaptation) startBuiltins(ctx context.Context) {
 	for _, b := range a.opts.builtins {
 		p := newPlugin(b.Index, b.Name, kindBuiltin, newInProcess(b.Handler), inProcessConn{}, a.log)
 		p.config = b.Config
-		a.logPhaseError(a.handshake(ctx, p))
+		a.joinFailed(kindBuiltin, 0, a.handshake(ctx, p))
 	}
 }
 
@@ -41,10 +42,11 @@ func (a *Adaptation) startBuiltins(ctx context.Context) {
 // or close.
 type inProcessConn struct{}
 
-func (inProcessConn) lost() <-chan struct{}      { return nil }
-func (inProcessConn) close()                     {}
-func (inProcessConn) stop(context.Context) error { return nil }
-func (inProcessConn) pid() int                   { return 0 }
+func (inProcessConn) lost() <-chan struct{}           { return nil }
+func (inProcessConn) close()                          {}
+func (inProcessConn) stop(context.Context) error      { return nil }
+func (inProcessConn) pid() int                        { return 0 }
+func (inProcessConn) exitStatus(time.Duration) string { return "" }
 
 // inProcess calls an in-process handler as if it were remote: on a copy of
 // the request, bounded by the call's deadline, and with a panic turned into

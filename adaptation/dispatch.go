@@ -72,7 +72,7 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	keep := f == failError || f == failRejected || f == failTimeout && p.policy.KeepConnected
 	log.Warn(policyMessage(f, keep, fails, p.policy.KeepConnected))
 	if !keep {
-		a.drop(p, string(f.outcome())+" during "+ev.Name())
+		a.drop(p, ev.Name(), f)
 	}
 	if fails {
 		return perr
@@ -100,14 +100,26 @@ func policyMessage(f failure, keep, fails, keptByPolicy bool) string {
 	return what + "; the operation goes on without it"
 }
 
-// drop removes p from the dispatch list and disconnects it.
-func (a *Adaptation) drop(p *plugin, why string) {
-	if a.registry.remove(p) {
-		a.opts.metrics.PluginCount(a.registry.len())
-		p.log.WithField("reason", why).Warn("nrikit: plugin dropped")
+// drop removes p from the dispatch list and disconnects it, because of f
+// during the event phase (empty when its connection broke while idle).
+func (a *Adaptation) drop(p *plugin, phase string, f failure) {
+	if !a.registry.remove(p) {
+		a.forget(p)
+		p.close()
+		return
 	}
+	a.opts.metrics.PluginCount(a.registry.len())
+	reason := "connection lost"
+	if phase != "" {
+		reason = string(f.outcome()) + " during " + phase
+	}
+	if f == failLost {
+		reason += exitNote(p.conn)
+	}
+	p.log.WithField("reason", reason).Warn("nrikit: plugin dropped")
 	a.forget(p)
 	p.close()
+	a.changes.send(changeOf(PluginLeft, p, phase, reason))
 }
 
 // forget releases what was recorded for a plugin that leaves.

@@ -25,7 +25,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	}
 	reg, err := rs.await(ctx, a.opts.registration, conn.lost())
 	if err != nil {
-		err = withExitStatus(err, proc)
+		err = withExitStatus(err, conn)
 		conn.close()
 		return &PluginError{Plugin: candidateID(cand), Op: "register", Err: err}
 	}
@@ -44,16 +44,34 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 // active. A failed phase drops it.
 func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	if err := a.configure(ctx, p); err != nil {
-		p.close()
-		return &PluginError{Plugin: p.id, Op: "configure", Err: err}
+		return a.abandon(p, "configure", err)
 	}
 	if err := a.synchronizeAndJoin(ctx, p); err != nil {
-		p.close()
-		return &PluginError{Plugin: p.id, Op: "synchronize", Err: err}
+		return a.abandon(p, "synchronize", err)
 	}
 	a.watch(ctx, p)
 	p.log.WithField("kind", p.kind.String()).WithField("events", p.events.String()).Info("nrikit: plugin connected")
 	return nil
+}
+
+// abandon disconnects a plugin that failed a handshake phase. When its
+// connection is gone, a launched plugin has likely exited on its own, and
+// its exit status explains more than the closed connection.
+func (a *Adaptation) abandon(p *plugin, phase string, err error) error {
+	if connectionLost(p.conn) {
+		err = withExitStatus(err, p.conn)
+	}
+	p.close()
+	return &PluginError{Plugin: p.id, Op: phase, Err: err}
+}
+
+func connectionLost(t transport) bool {
+	select {
+	case <-t.lost():
+		return true
+	default:
+		return false
+	}
 }
 
 func (a *Adaptation) configure(ctx context.Context, p *plugin) error {
@@ -93,32 +111,31 @@ func (a *Adaptation) watch(ctx context.Context, p *plugin) {
 		defer a.wg.Done()
 		select {
 		case <-lost:
-			a.drop(p, "connection lost")
+			a.drop(p, "", failLost)
 		case <-p.closed:
 		case <-ctx.Done():
 		}
 	}()
 }
 
-// exitGrace is how long a failed registration waits to learn how the
-// plugin's process ended, which tells an operator more than a closed socket.
+// exitGrace is how long a plugin whose connection is gone is given to end,
+// so that its exit status can be reported; a crashed plugin has usually
+// exited by the time its socket reports EOF.
 const exitGrace = 250 * time.Millisecond
 
-func withExitStatus(err error, proc *launch.Process) error {
-	if proc == nil {
-		return err
+func withExitStatus(err error, t transport) error {
+	if note := exitNote(t); note != "" {
+		return fmt.Errorf("%w%s", err, note)
 	}
-	t := time.NewTimer(exitGrace)
-	defer t.Stop()
-	select {
-	case <-proc.Exited():
-		if exitErr := proc.ExitErr(); exitErr != nil {
-			return fmt.Errorf("%w (plugin process: %v)", err, exitErr)
-		}
-		return fmt.Errorf("%w (plugin process exited with status 0)", err)
-	case <-t.C:
-		return err
+	return err
+}
+
+// exitNote is " (how the plugin's process ended)", or "" if unknown.
+func exitNote(t transport) string {
+	if status := t.exitStatus(exitGrace); status != "" {
+		return " (" + status + ")"
 	}
+	return ""
 }
 
 func candidateID(c *launch.Candidate) string {

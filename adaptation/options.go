@@ -37,6 +37,7 @@ type options struct {
 	sync             time.Duration
 	failurePolicy    FailurePolicy
 	logger           *logrus.Entry
+	changes          func(PluginChange)
 	metrics          Metrics
 	recorder         DeprecationRecorder
 	builtins         []BuiltinPlugin
@@ -116,6 +117,20 @@ func WithLogger(l *logrus.Entry) Option {
 			return errors.New("nrikit: nil logger")
 		}
 		o.logger = l
+		return nil
+	}
+}
+
+// WithPluginChanges calls fn whenever a plugin joins, leaves, fails to join
+// or is skipped at Start. Calls come one at a time, from nrikit's own
+// goroutines, some of them on the event path: fn must return quickly and must
+// not call the Adaptation's event methods or Stop.
+func WithPluginChanges(fn func(PluginChange)) Option {
+	return func(o *options) error {
+		if fn == nil {
+			return errors.New("nrikit: nil plugin change callback")
+		}
+		o.changes = fn
 		return nil
 	}
 }

@@ -42,6 +42,9 @@ type transport interface {
 	// asked to terminate before it is killed (then stop says so).
 	stop(ctx context.Context) error
 	pid() int
+	// exitStatus says how a launched plugin's process ended, waiting up to
+	// wait for it to end; "" when there is no process or it still runs.
+	exitStatus(wait time.Duration) string
 }
 
 // plugin is one connected plugin. It handles one request at a time.

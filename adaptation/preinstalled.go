@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/nrikit/nrikit/internal/launch"
@@ -27,6 +28,7 @@ func (a *Adaptation) startPreinstalled(ctx context.Context) {
 	}
 	for _, s := range skipped {
 		a.log.WithField("path", s.Path).WithField("reason", s.Reason).Warn("nrikit: pre-installed plugin skipped")
+		a.changes.send(PluginChange{Change: PluginSkipped, Plugin: filepath.Base(s.Path), Kind: KindPreinstalled, Reason: s.Reason})
 	}
 	var wg sync.WaitGroup
 	for _, c := range found {
@@ -42,8 +44,8 @@ func (a *Adaptation) startPreinstalled(ctx context.Context) {
 func (a *Adaptation) launch(ctx context.Context, c launch.Candidate) {
 	proc, err := launch.Start(c)
 	if err != nil {
-		a.log.WithField("plugin", c.ID()).WithError(err).Warn("nrikit: pre-installed plugin failed to start")
+		a.joinFailed(kindPreinstalled, 0, &PluginError{Plugin: c.ID(), Op: "start", Err: err})
 		return
 	}
-	a.logPhaseError(a.connectSocket(ctx, proc.Conn(), &c, proc))
+	a.joinFailed(kindPreinstalled, proc.Pid(), a.connectSocket(ctx, proc.Conn(), &c, proc))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/containerd/log"
 	"github.com/containerd/ttrpc"
@@ -67,6 +68,23 @@ func (c *socketConn) pid() int {
 		return c.proc.Pid()
 	}
 	return peerPID(c.trunk)
+}
+
+func (c *socketConn) exitStatus(wait time.Duration) string {
+	if c.proc == nil {
+		return ""
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-c.proc.Exited():
+	case <-t.C:
+		return ""
+	}
+	if err := c.proc.ExitErr(); err != nil {
+		return "plugin process: " + err.Error()
+	}
+	return "plugin process exited with status 0"
 }
 
 func (c *socketConn) close() {

@@ -53,6 +53,7 @@ func (a *Adaptation) join(ctx context.Context, p *plugin) error {
 		return errors.New("nrikit: runtime is stopping")
 	}
 	a.opts.metrics.PluginCount(a.registry.len())
+	a.changes.send(changeOf(PluginJoined, p, "", ""))
 	if old != nil {
 		a.wg.Add(1)
 		go func() {
@@ -60,6 +61,7 @@ func (a *Adaptation) join(ctx context.Context, p *plugin) error {
 			a.forget(old)
 			old.shutdown(ctx, "replaced", a.opts.request)
 			old.log.WithField("reason", "replaced").Info("nrikit: plugin replaced by a new instance")
+			a.changes.send(changeOf(PluginLeft, old, "", "replaced by a new instance"))
 		}()
 	}
 	return nil

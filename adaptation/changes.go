@@ -1,0 +1,65 @@
+package adaptation
+
+import (
+	"sync"
+	"time"
+)
+
+// ChangeKind says what happened to a plugin.
+type ChangeKind string
+
+// The changes WithPluginChanges reports.
+const (
+	// PluginJoined: the plugin is synchronized and takes events.
+	PluginJoined ChangeKind = "joined"
+	// PluginLeft: a plugin that had joined is gone: dropped by the event
+	// policy, its connection lost, replaced by a new instance, or shut down
+	// by Stop.
+	PluginLeft ChangeKind = "left"
+	// PluginFailed: the plugin never joined. It failed to start, register,
+	// configure or synchronize (Phase says which).
+	PluginFailed ChangeKind = "failed"
+	// PluginSkipped: a file in the plugin path that nrikit does not start
+	// (bad name, not executable, WASM).
+	PluginSkipped ChangeKind = "skipped"
+)
+
+// PluginChange is one change in the set of plugins, for a runtime or tool
+// that reports plugins to operators.
+type PluginChange struct {
+	Change ChangeKind `json:"change"`
+	// Plugin is "NN-name"; a skipped file's name; "unregistered" for an
+	// external connection that failed before registering.
+	Plugin string `json:"plugin"`
+	Kind   string `json:"kind"`
+	// Phase is what the plugin was doing when it failed or left: "start",
+	// "register", "configure", "synchronize", an event's name, or empty.
+	Phase string `json:"phase,omitempty"`
+	// Reason says why it failed, left or was skipped, with the process's
+	// exit status when a launched plugin ended on its own.
+	Reason string    `json:"reason,omitempty"`
+	PID    int       `json:"pid,omitempty"`
+	Time   time.Time `json:"time"`
+}
+
+// changeFeed hands changes to the runtime's callback one at a time, so that
+// the callback sees a plugin's changes in order and needs no lock of its own.
+type changeFeed struct {
+	mu sync.Mutex
+	fn func(PluginChange)
+}
+
+func (f *changeFeed) send(c PluginChange) {
+	if f.fn == nil {
+		return
+	}
+	c.Time = time.Now()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fn(c)
+}
+
+// changeOf describes a plugin that is known by its connection.
+func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {
+	return PluginChange{Change: kind, Plugin: p.id, Kind: p.kind.String(), Phase: phase, Reason: reason, PID: p.conn.pid()}
+}
