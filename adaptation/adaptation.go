@@ -110,6 +110,13 @@ func (a *Adaptation) Start(ctx context.Context) error {
 	return nil
 }
 
+// Reasons nrikit gives plugins in ShutdownRequest, and in the PluginChange
+// of a plugin that leaves for them.
+const (
+	ReasonRuntimeStopping = "runtime shutting down"
+	ReasonReplaced        = "replaced" // by a new instance with the same index and name
+)
+
 // Stop tells every plugin to shut down, giving each the request timeout to
 // acknowledge, then closes its connection. Launched processes then get
 // SIGTERM, and SIGKILL if still running when ctx ends (DefaultShutdownGrace
@@ -134,7 +141,7 @@ func (a *Adaptation) Stop(ctx context.Context) error {
 		ctx, done = context.WithTimeout(ctx, DefaultShutdownGrace)
 		defer done()
 	}
-	a.shutdownAll(ctx, a.registry.drain(), "runtime shutting down")
+	a.shutdownAll(ctx, a.registry.drain(), ReasonRuntimeStopping)
 	a.wg.Wait()
 	a.opts.metrics.PluginCount(0)
 	return nil

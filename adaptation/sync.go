@@ -59,9 +59,9 @@ func (a *Adaptation) join(ctx context.Context, p *plugin) error {
 		go func() {
 			defer a.wg.Done()
 			a.forget(old)
-			old.shutdown(ctx, "replaced", a.opts.request)
-			old.log.WithField("reason", "replaced").Info("nrikit: plugin replaced by a new instance")
-			a.changes.send(changeOf(PluginLeft, old, "", "replaced by a new instance"))
+			old.shutdown(ctx, ReasonReplaced, a.opts.request)
+			old.log.WithField("reason", ReasonReplaced).Info("nrikit: plugin replaced by a new instance")
+			a.changes.send(changeOf(PluginLeft, old, "", ReasonReplaced))
 		}()
 	}
 	return nil

@@ -80,8 +80,9 @@ nritest adds a plugin of its own, 99-nritest-owners: a validator that
 records which plugin set what in each CreateContainer (so that the report
 can attribute changes) and accepts everything. --no-owners leaves it out.
 
-Exit status: 0 if every event and plugin call succeeded, 1 if one failed or
-the run could not start, 2 on usage errors.
+Exit status: 0 if every plugin joined and stayed and every event and plugin
+call succeeded; 1 if one did not, or the run could not start; 2 on usage
+errors.
 
 Flags (-flag and --flag are the same):
 `
@@ -140,6 +141,22 @@ func (c config) check(rest []string) error {
 		return errors.New("--request-timeout must be positive")
 	case c.linger < 0:
 		return errors.New("--linger must not be negative")
+	}
+	return checkDir("--plugin-path", c.pluginPath)
+}
+
+// checkDir refuses a directory flag that names no directory: nrikit would
+// quietly run without the plugins the user meant to test.
+func checkDir(flagName, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", flagName, err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", flagName, dir)
 	}
 	return nil
 }

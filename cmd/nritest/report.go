@@ -21,23 +21,24 @@ const sinceLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // Report is the outcome of one run; the text and JSON forms show the same.
 type Report struct {
-	Runtime        string              `json:"runtime"`
-	NRIVersion     string              `json:"nri_version"`
-	Plugins        string              `json:"plugin_source"` // where the plugins came from
-	Socket         string              `json:"socket,omitempty"`
-	RequestTimeout string              `json:"request_timeout"`
-	Workload       string              `json:"workload"`
-	Metadata       []string            `json:"workload_metadata,omitempty"` // "pod labels: app=demo", ...
-	Linger         string              `json:"linger,omitempty"`            // --linger, "(interrupted)" when cut short
-	Events         []EventReport       `json:"events"`
-	Outside        []Call              `json:"calls_outside_events,omitempty"`
-	Unsolicited    []UnsolicitedUpdate `json:"unsolicited_updates,omitempty"`
-	Active         []PluginReport      `json:"plugins"`
-	Dropped        []string            `json:"dropped,omitempty"` // called, but gone by the end
-	Deprecations   []DeprecationReport `json:"deprecations"`
-	FailedEvents   int                 `json:"failed_events"`
-	FailedCalls    int                 `json:"failed_calls"` // plugin calls not ok
-	OK             bool                `json:"ok"`
+	Runtime        string               `json:"runtime"`
+	NRIVersion     string               `json:"nri_version"`
+	Plugins        string               `json:"plugin_source"` // where the plugins came from
+	Socket         string               `json:"socket,omitempty"`
+	RequestTimeout string               `json:"request_timeout"`
+	Workload       string               `json:"workload"`
+	Metadata       []string             `json:"workload_metadata,omitempty"` // "pod labels: app=demo", ...
+	Linger         string               `json:"linger,omitempty"`            // --linger, "(interrupted)" when cut short
+	Events         []EventReport        `json:"events"`
+	Outside        []Call               `json:"calls_outside_events,omitempty"`
+	Unsolicited    []UnsolicitedUpdate  `json:"unsolicited_updates,omitempty"`
+	Active         []PluginReport       `json:"plugins"`
+	PluginChanges  []PluginChangeReport `json:"plugin_changes,omitempty"`
+	Dropped        []string             `json:"dropped,omitempty"` // left during the run
+	Deprecations   []DeprecationReport  `json:"deprecations"`
+	FailedEvents   int                  `json:"failed_events"`
+	FailedCalls    int                  `json:"failed_calls"` // plugin calls not ok
+	OK             bool                 `json:"ok"`
 }
 
 // EventReport is one lifecycle call of the runtime.
@@ -115,19 +116,6 @@ func deprecationReports(deps []adaptation.PluginDeprecation) []DeprecationReport
 	return out
 }
 
-// findDropped lists the plugins that were called but are no longer active.
-func (r *Report) findDropped() {
-	r.Dropped = nil
-	for _, e := range r.Events {
-		for _, c := range e.Calls {
-			gone := !slices.ContainsFunc(r.Active, func(p PluginReport) bool { return p.Plugin == c.Plugin })
-			if gone && !slices.Contains(r.Dropped, c.Plugin) {
-				r.Dropped = append(r.Dropped, c.Plugin)
-			}
-		}
-	}
-}
-
 // tally counts failed events and plugin calls, and sets OK.
 func (r *Report) tally() {
 	r.FailedEvents, r.FailedCalls = 0, failedCalls(r.Outside)
@@ -137,7 +125,8 @@ func (r *Report) tally() {
 		}
 		r.FailedCalls += failedCalls(e.Calls)
 	}
-	r.OK = r.FailedEvents == 0 && r.FailedCalls == 0
+	r.Dropped = dropped(r.PluginChanges)
+	r.OK = r.FailedEvents == 0 && r.FailedCalls == 0 && troubles(r.PluginChanges) == 0
 }
 
 func failedCalls(calls []Call) int {
@@ -164,6 +153,7 @@ func (r *Report) writeText(w io.Writer) error {
 	r.textEvents(tw)
 	r.textUnsolicited(tw)
 	r.textPlugins(tw)
+	r.textPluginChanges(tw)
 	r.textDeprecations(tw)
 	r.textSummary(tw)
 	if err := tw.Flush(); err != nil {
@@ -445,8 +435,8 @@ func (r *Report) textSummary(w io.Writer) {
 	if !r.OK {
 		verdict = "FAILED"
 	}
-	fmt.Fprintf(w, "RESULT: %s: %d events (%d failed, %d skipped), %d plugin calls (%d failed); deprecations: %s",
-		verdict, len(r.Events), r.FailedEvents, skipped, calls, r.FailedCalls, deprecated(r.Deprecations))
+	fmt.Fprintf(w, "RESULT: %s: %d events (%d failed, %d skipped), %d plugin calls (%d failed); plugins that did not join or left: %d; deprecations: %s",
+		verdict, len(r.Events), r.FailedEvents, skipped, calls, r.FailedCalls, troubles(r.PluginChanges), deprecated(r.Deprecations))
 	if n := len(r.Unsolicited); n > 0 {
 		failed := 0
 		for _, u := range r.Unsolicited {

@@ -303,6 +303,54 @@ func TestPluginTimeout(t *testing.T) {
 	}
 }
 
+// TestPluginsThatNeverJoin: plugins that fail to start, register or
+// configure, and files that are not plugins, are listed with the reason, and
+// fail the run.
+func TestPluginsThatNeverJoin(t *testing.T) {
+	t.Parallel()
+	pluginDir := installTestPlugins(t, t.TempDir(),
+		testplugin.Config{Index: "10", Name: "ok"},
+		testplugin.Config{Index: "20", Name: "noregister", Behaviours: map[string]testplugin.Behaviour{testplugin.KeyRegister: {Exit: 7}}},
+		testplugin.Config{Index: "30", Name: "noconfig", Behaviours: map[string]testplugin.Behaviour{testplugin.KeyConfigure: {Fail: "bad config"}}},
+	)
+	if err := os.WriteFile(filepath.Join(pluginDir, "40-notexec"), []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCmd(t, "--json", "--plugin-path", pluginDir)
+	if r.code != exitFailed {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	got := map[string]string{}
+	for _, c := range rep.PluginChanges {
+		got[c.Plugin] = c.Change + " " + c.Phase + ": " + c.Reason
+	}
+	want := map[string][]string{
+		"20-noregister": {"failed register: ", "exit status 7"},
+		"30-noconfig":   {"failed configure: ", "bad config"},
+		"40-notexec":    {"skipped : ", "not executable"},
+	}
+	for plugin, w := range want {
+		if !strings.HasPrefix(got[plugin], w[0]) || !strings.Contains(got[plugin], w[1]) {
+			t.Errorf("%s: %q, want %q ... %q", plugin, got[plugin], w[0], w[1])
+		}
+	}
+	if len(got) != len(want) || rep.OK || rep.FailedCalls != 0 {
+		t.Errorf("changes %q, ok %v, failed calls %d", got, rep.OK, rep.FailedCalls)
+	}
+	if !slices.Equal(pluginIDs(rep.Active), []string{"10-ok"}) {
+		t.Errorf("active %v", pluginIDs(rep.Active))
+	}
+}
+
+func TestPluginPathMustExist(t *testing.T) {
+	t.Parallel()
+	r := runCmd(t, "--plugin-path", filepath.Join(t.TempDir(), "missing"))
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--plugin-path") {
+		t.Errorf("exit %d, stderr %q; want a usage error naming --plugin-path", r.code, r.stderr)
+	}
+}
+
 func TestNoPlugins(t *testing.T) {
 	t.Parallel()
 	r := runCmd(t, "--plugin-path", "", "--json")

@@ -36,12 +36,12 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 	}
 	rep.Plugins = source
 
-	rec, st := newRecorder(), &store{phase: phaseStartUp}
+	rec, st, changes := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{}
 	var own *ownersPlugin
 	if cfg.owners {
 		own = newOwnersPlugin()
 	}
-	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, options(cfg, pluginDir, log, rec, own)...)
+	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, append(options(cfg, pluginDir, log, rec, own), adaptation.WithPluginChanges(changes.add))...)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +76,7 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 		}
 	}
 	rep.Workload, rep.Metadata = d.workload(), d.metadata()
+	changes.lifecycleStarts()
 	rep.Events = d.drive(ctx, rec)
 	about := map[string]string{ownersID: ownersAbout}
 	if cfg.samples {
@@ -87,7 +88,7 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 	stop()
 	rep.Outside = rec.strays()
 	rep.Unsolicited = st.unsolicited()
-	rep.findDropped()
+	rep.PluginChanges = changes.reports()
 	rep.tally()
 	return rep, nil
 }
