@@ -2,6 +2,7 @@ package adaptation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -70,7 +71,7 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	}
 	fails := pol.class == classValidation || pol.class == classSetup && (f == failError || f == failRejected || p.policy.FailRequest)
 	keep := f == failError || f == failRejected || f == failTimeout && p.policy.KeepConnected
-	log.Warn(policyMessage(f, keep, fails, p.policy.KeepConnected))
+	log.Warn(policyMessage(failureText(f, err), f, keep, fails, p.policy.KeepConnected))
 	if !keep {
 		a.drop(p, ev.Name(), f)
 	}
@@ -80,14 +81,21 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	return nil
 }
 
-// policyMessage says in one line what a failure was and what follows.
-func policyMessage(f failure, keep, fails, keptByPolicy bool) string {
-	what := map[failure]string{
+// failureText says what went wrong, for the policy's log line.
+func failureText(f failure, err error) string {
+	if f == failError && errors.Is(err, ErrConflict) {
+		return "nrikit: plugin's adjustment conflicts with an earlier plugin's"
+	}
+	return map[failure]string{
 		failError:    "nrikit: plugin failed the event",
 		failRejected: "nrikit: plugin rejected the adjustment",
 		failTimeout:  "nrikit: plugin timed out",
 		failLost:     "nrikit: plugin connection lost",
 	}[f]
+}
+
+// policyMessage says in one line what a failure was and what follows.
+func policyMessage(what string, f failure, keep, fails, keptByPolicy bool) string {
 	switch {
 	case keptByPolicy && keep && f == failTimeout:
 		what += "; kept connected by its failure policy"

@@ -74,6 +74,10 @@ func TestHostilePlugins(t *testing.T) {
 		if !errors.Is(err, merge.ErrConflict) || !strings.Contains(err.Error(), `"10-first" and "20-second"`) {
 			t.Fatalf("CreateContainer = %v, want a conflict naming both plugins", err)
 		}
+		entry := e.waitLogged(logrus.Fields{"plugin": "20-second", "event": "CreateContainer"})[0]
+		if !strings.Contains(entry.Message, "conflicts with an earlier plugin's") {
+			t.Errorf("log line %q does not call it a conflict", entry.Message)
+		}
 	})
 }
 
