@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/nrikit/nrikit/api"
 )
 
@@ -53,7 +55,11 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 	start := time.Now()
 	err := p.invoke(ctx, a.opts.request, call)
 	if err == nil {
-		a.opts.metrics.PluginInvoked(p.id, ev, OutcomeOK, time.Since(start))
+		took := time.Since(start)
+		a.opts.metrics.PluginInvoked(p.id, ev, OutcomeOK, took)
+		if p.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
+			p.log.WithFields(logrus.Fields{"event": ev.Name(), "took": took}).Debug("nrikit: plugin handled the event")
+		}
 		return nil
 	}
 	f := classify(ctx, p, err)
