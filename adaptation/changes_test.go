@@ -102,7 +102,7 @@ func TestPluginChangesReported(t *testing.T) {
 
 	expectChanges(t, changes, "10-good", [2]string{"joined :", ""}, [2]string{"left :", "runtime shutting down"})
 	expectChanges(t, changes, "20-crashes", [2]string{"joined :", ""},
-		[2]string{"left ", "exit status 3"}) // by the event or the idle watch, whichever sees the loss first
+		[2]string{"left CreateContainer: lost during CreateContainer", "exit status 3"})
 	expectChanges(t, changes, "30-noregister", [2]string{"failed register:", "exit status 7"})
 	expectChanges(t, changes, "noindex", [2]string{"skipped :", "between index and name"})
 	expectChanges(t, changes, "40-fails-to-start", [2]string{"failed start:", "no such file"})

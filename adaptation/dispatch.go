@@ -53,7 +53,11 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 // It returns an error only when the operation must fail.
 func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, call func(context.Context) error) error {
 	start := time.Now()
-	err := p.invoke(ctx, a.opts.request, call)
+	defer p.inFlight.CompareAndSwap(int32(ev), 0)
+	err := p.invoke(ctx, a.opts.request, func(ctx context.Context) error {
+		p.inFlight.Store(int32(ev))
+		return call(ctx)
+	})
 	if err == nil {
 		took := time.Since(start)
 		a.opts.metrics.PluginInvoked(p.id, ev, OutcomeOK, took)

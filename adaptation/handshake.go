@@ -111,7 +111,7 @@ func (a *Adaptation) watch(ctx context.Context, p *plugin) {
 		defer a.wg.Done()
 		select {
 		case <-lost:
-			a.drop(p, "", failLost)
+			a.drop(p, p.eventInFlight(), failLost)
 		case <-p.closed:
 		case <-ctx.Done():
 		}

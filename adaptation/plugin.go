@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -60,6 +61,7 @@ type plugin struct {
 	policy FailurePolicy
 
 	busy      chan struct{} // one slot: the request in progress
+	inFlight  atomic.Int32  // the api.Event being delivered, 0 if none
 	closed    chan struct{}
 	closeOnce sync.Once
 	compat    compatState
@@ -82,6 +84,15 @@ func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn tr
 }
 
 func (p *plugin) subscribed(e api.Event) bool { return p.events.Has(e) }
+
+// eventInFlight names the event the plugin is handling, "" if none: a
+// connection lost meanwhile is reported with it, whoever notices first.
+func (p *plugin) eventInFlight() string {
+	if ev := api.Event(p.inFlight.Load()); ev != api.Event_UNKNOWN {
+		return ev.Name()
+	}
+	return ""
+}
 
 func (p *plugin) isClosed() bool {
 	select {
