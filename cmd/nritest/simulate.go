@@ -97,7 +97,9 @@ func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own
 	opts := []adaptation.Option{
 		adaptation.WithPluginPath(pluginDir),
 		adaptation.WithPluginConfigPath(cfg.configPath),
+		adaptation.WithRegistrationTimeout(cfg.regTimeout),
 		adaptation.WithRequestTimeout(cfg.requestTimeout),
+		adaptation.WithSyncTimeout(cfg.syncTimeout),
 		adaptation.WithLogger(log),
 		adaptation.WithMetrics(rec),
 	}
