@@ -86,6 +86,7 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 	st.setPhase(phaseStopping)
 	stop()
 	rep.Outside = rec.strays()
+	rep.SyncUpdates = st.syncUpdates()
 	rep.Unsolicited = st.unsolicited()
 	rep.findDropped()
 	rep.tally()
