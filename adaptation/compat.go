@@ -14,6 +14,15 @@ import (
 // extra round trip per plugin, not one per event.
 type compatState struct {
 	stateChange atomic.Bool
+	reported    atomic.Int32 // api.EventMask of the deprecations reported
+}
+
+// markReported tells whether ev's deprecation is news for this plugin. It
+// lives with the plugin rather than with the Deprecations() records, so that
+// a call returning after its plugin was forgotten is not reported twice.
+func (c *compatState) markReported(ev api.Event) bool {
+	bit := int32(ev.Mask())
+	return c.reported.Or(bit)&bit == 0
 }
 
 type podRequest interface{ GetPod() *api.PodSandbox }
@@ -39,8 +48,11 @@ func callPlugin[Req, Rsp any](ctx context.Context, a *Adaptation, p *plugin, ev 
 	return none, a.relayStateChange(ctx, p, ev, req)
 }
 
-// relayStateChange delivers ev through the old multiplexed call and records
-// the deprecation once it worked.
+// relayStateChange delivers ev through the old multiplexed call. The
+// deprecation is recorded whatever the call's outcome: a plugin sent here has
+// shown that it lacks the dedicated RPC, even if it then times out, fails or
+// crashes. Only a plugin without StateChange either is not deprecated but
+// broken.
 func (a *Adaptation) relayStateChange(ctx context.Context, p *plugin, ev api.Event, req any) error {
 	sc := &api.StateChangeEvent{Event: ev}
 	if r, ok := req.(podRequest); ok {
@@ -53,10 +65,9 @@ func (a *Adaptation) relayStateChange(ctx context.Context, p *plugin, ev api.Eve
 	if isUnimplemented(err) {
 		return fmt.Errorf("plugin implements neither the %s RPC nor StateChange: %w", ev.Name(), err)
 	}
-	if reachedHandler(ctx, err) {
-		// The event took the deprecated path, whatever the handler made of it.
-		a.deprecations.record(ctx, p, ev)
-	}
+	// The call's deadline may be gone; the recorder still deserves a live
+	// context.
+	a.deprecations.record(context.WithoutCancel(ctx), p, ev)
 	return err
 }
 
@@ -68,10 +79,4 @@ func isContainerEvent(ev api.Event) bool {
 		return true
 	}
 	return false
-}
-
-// reachedHandler tells whether a call got an answer from the plugin itself,
-// success or error, rather than failing on the way.
-func reachedHandler(ctx context.Context, err error) bool {
-	return err == nil || (!timedOut(ctx, err) && !isConnectionError(err) && ctx.Err() == nil)
 }

@@ -148,3 +148,64 @@ func TestUnimplementedWithoutFallbackIsAnError(t *testing.T) {
 		t.Fatalf("CreateContainer records %+v, want one dedicated call", r)
 	}
 }
+
+// TestLegacyPluginFailingItsFirstEventIsDeprecated: a legacy plugin that
+// answers Unimplemented to RunPodSandbox and then times out, fails or crashes
+// on StateChange has still shown that it lacks the dedicated RPC. The
+// recorder hears of it once; Deprecations() lists it while it stays
+// connected; the event policy decides whether it does.
+func TestLegacyPluginFailingItsFirstEventIsDeprecated(t *testing.T) {
+	keep := &testplugin.FailurePolicy{KeepConnected: true}
+	tests := []struct {
+		name      string
+		behaviour testplugin.Behaviour
+		policy    *testplugin.FailurePolicy
+		wantErr   bool // a plugin's own error fails a setup event
+		kept      bool
+	}{
+		{"timeout drops it", testplugin.Behaviour{Hang: true}, nil, false, false},
+		{"timeout with keep_connected", testplugin.Behaviour{Hang: true}, keep, false, true},
+		{"error", testplugin.Behaviour{Fail: "legacy failure"}, nil, true, true},
+		{"crash", testplugin.Behaviour{Exit: 3}, nil, false, false},
+	}
+	const warning = "10-legacy deprecated StateChange: does not implement a dedicated RunPodSandbox RPC call"
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{}
+			e := newEnv(t, adaptation.WithRequestTimeout(testRequestTimeout), adaptation.WithDeprecationRecorder(rec))
+			e.preinstall("10", "legacy", testplugin.Config{Legacy: true, FailurePolicy: tt.policy,
+				Behaviours: map[string]testplugin.Behaviour{"RunPodSandbox": tt.behaviour}})
+			e.preinstall("20", "modern", testplugin.Config{})
+			e.start()
+			e.waitPlugins("10-legacy", "20-modern")
+
+			err := e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: testPod("pf")})
+
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("RunPodSandbox = %v, want error: %v", err, tt.wantErr)
+			}
+			if r := testplugin.Find(e.records(), "legacy", "RunPodSandbox"); len(r) != 1 || r[0].Via != testplugin.ViaStateChange {
+				t.Fatalf("legacy RunPodSandbox records %+v, want one through StateChange", r)
+			}
+			if got := rec.list(); !equal(got, []string{warning}) {
+				t.Errorf("recorded %q, want %q", got, warning)
+			}
+			if n := len(e.logged(logrus.Fields{"plugin": "10-legacy", "event": "RunPodSandbox", "deprecated": "deprecated StateChange"})); n != 1 {
+				t.Errorf("deprecation log lines: %d, want 1", n)
+			}
+			want := []string{"20-modern"}
+			if tt.kept {
+				want = []string{"10-legacy", "20-modern"}
+			}
+			e.waitPlugins(want...)
+			deps := e.a.Deprecations()
+			if tt.kept && (len(deps) != 1 || deps[0].Plugin != "10-legacy" ||
+				len(deps[0].Events) != 1 || deps[0].Events[0] != api.Event_RUN_POD_SANDBOX) {
+				t.Errorf("Deprecations() = %+v, want 10-legacy with RunPodSandbox", deps)
+			}
+			if !tt.kept && len(deps) != 0 {
+				t.Errorf("Deprecations() = %+v, want none once the plugin is gone", deps)
+			}
+		})
+	}
+}

@@ -63,7 +63,8 @@ func (d PluginDeprecation) MarshalJSON() ([]byte, error) {
 	}{d.Plugin, d.Deprecation, names, d.Since})
 }
 
-// deprecations records each (plugin, event) pair once.
+// deprecations keeps the deprecations of the connected plugins; each
+// (plugin, event) pair is reported once.
 type deprecations struct {
 	mu       sync.Mutex
 	byPlugin map[*plugin]*PluginDeprecation
@@ -86,10 +87,18 @@ func (d *deprecations) record(ctx context.Context, p *plugin, ev api.Event) {
 	}
 }
 
-// add reports whether (p, ev) is new.
+// add reports whether (p, ev) is new. A plugin whose failed call returns
+// after it was dropped is reported but not kept: it is no longer connected.
 func (d *deprecations) add(p *plugin, ev api.Event) bool {
+	if !p.compat.markReported(ev) {
+		return false
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.pruneClosed()
+	if p.isClosed() {
+		return true
+	}
 	if d.byPlugin == nil {
 		d.byPlugin = map[*plugin]*PluginDeprecation{}
 	}
@@ -97,9 +106,6 @@ func (d *deprecations) add(p *plugin, ev api.Event) bool {
 	if rec == nil {
 		rec = &PluginDeprecation{Plugin: p.id, Deprecation: DeprecatedStateChange, Since: time.Now()}
 		d.byPlugin[p] = rec
-	}
-	if slices.Contains(rec.Events, ev) {
-		return false
 	}
 	rec.Events = append(rec.Events, ev)
 	slices.Sort(rec.Events)
@@ -113,9 +119,23 @@ func (d *deprecations) forget(p *plugin) {
 	delete(d.byPlugin, p)
 }
 
+// pruneClosed drops the records of closed plugins that were not forgotten
+// afterwards: a call that failed with its plugin's departure may record after
+// the forget, and a plugin that fails its handshake after catching up is
+// closed without one. The caller holds d.mu.
+func (d *deprecations) pruneClosed() {
+	for p := range d.byPlugin {
+		if p.isClosed() {
+			delete(d.byPlugin, p)
+		}
+	}
+}
+
+// list returns the records of the connected plugins, by plugin.
 func (d *deprecations) list() []PluginDeprecation {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.pruneClosed()
 	out := make([]PluginDeprecation, 0, len(d.byPlugin))
 	for _, rec := range d.byPlugin {
 		c := *rec

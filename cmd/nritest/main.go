@@ -55,6 +55,8 @@ type config struct {
 	wait           int
 	waitTimeout    time.Duration
 	requestTimeout time.Duration
+	regTimeout     time.Duration
+	syncTimeout    time.Duration
 	linger         time.Duration
 	owners         bool // run nritest's own owners validator (not --no-owners)
 	meta           workloadMeta
@@ -99,7 +101,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.socket, "socket", "", "also accept external plugins on the unix socket `PATH` (the samples still run unless --no-samples)")
 	fs.IntVar(&c.wait, "wait", 0, "wait for `N` external plugins to connect before driving the lifecycle (needs --socket)")
 	fs.DurationVar(&c.waitTimeout, "wait-timeout", 30*time.Second, "give up waiting for external plugins after `DURATION`")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "limit each plugin call to `DURATION`")
+	fs.DurationVar(&c.regTimeout, "registration-timeout", adaptation.DefaultRegistrationTimeout, "give a plugin `DURATION` to register once it has started or connected")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "give a plugin `DURATION` for each event call, Configure and Shutdown")
+	fs.DurationVar(&c.syncTimeout, "sync-timeout", adaptation.DefaultSyncTimeout, "give a plugin `DURATION` for each Synchronize message when it joins")
 	fs.DurationVar(&c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
 	noOwners := fs.Bool("no-owners", false, "leave out nritest's own validator 99-nritest-owners (changes are then not attributed)")
 	c.meta.register(fs)
@@ -137,8 +141,12 @@ func (c config) check(rest []string) error {
 		return errors.New("--wait needs --socket: external plugins connect there")
 	case c.waitTimeout <= 0:
 		return errors.New("--wait-timeout must be positive")
+	case c.regTimeout <= 0:
+		return errors.New("--registration-timeout must be positive")
 	case c.requestTimeout <= 0:
 		return errors.New("--request-timeout must be positive")
+	case c.syncTimeout <= 0:
+		return errors.New("--sync-timeout must be positive")
 	case c.linger < 0:
 		return errors.New("--linger must not be negative")
 	}

@@ -165,6 +165,9 @@ func TestUsageErrors(t *testing.T) {
 		{"--wait", "-1", "--socket", "/tmp/x.sock"},
 		{"--wait", "x"},
 		{"--request-timeout", "0s"},
+		{"--registration-timeout", "-1s"},
+		{"--sync-timeout", "0s"},
+		{"--sync-timeout", "soon"},
 		{"--wait-timeout", "-1s", "--socket", "/tmp/x.sock"},
 		{"--linger", "-1s"},
 		{"--linger", "soon"},
@@ -191,7 +194,8 @@ func TestHelp(t *testing.T) {
 	}
 	for _, want := range []string{
 		"-no-samples", "the samples still run unless --no-samples", "-no-owners", "99-nritest-owners",
-		"-linger DURATION", "-pod-annotation KEY=VALUE", "-pod-label KEY=VALUE",
+		"-linger DURATION", "-registration-timeout DURATION", "-request-timeout DURATION", "-sync-timeout DURATION",
+		"DURATION to register", "DURATION for each event call", "DURATION for each Synchronize message", "-pod-annotation KEY=VALUE", "-pod-label KEY=VALUE",
 		"-container-annotation [CONTAINER:]KEY=VALUE", "-container-label [CONTAINER:]KEY=VALUE",
 	} {
 		if !strings.Contains(r.stdout, want) {

@@ -31,6 +31,7 @@ type Report struct {
 	Linger         string               `json:"linger,omitempty"`            // --linger, "(interrupted)" when cut short
 	Events         []EventReport        `json:"events"`
 	Outside        []Call               `json:"calls_outside_events,omitempty"`
+	SyncUpdates    []SyncUpdate         `json:"sync_updates,omitempty"`
 	Unsolicited    []UnsolicitedUpdate  `json:"unsolicited_updates,omitempty"`
 	Active         []PluginReport       `json:"plugins"`
 	PluginChanges  []PluginChangeReport `json:"plugin_changes,omitempty"`
@@ -151,6 +152,7 @@ func (r *Report) writeText(w io.Writer) error {
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	r.textHeader(tw)
 	r.textEvents(tw)
+	r.textSyncUpdates(tw)
 	r.textUnsolicited(tw)
 	r.textPlugins(tw)
 	r.textPluginChanges(tw)
@@ -327,22 +329,7 @@ func (r *Report) textUnsolicited(w io.Writer) {
 		return
 	}
 	fmt.Fprintln(w, "UNSOLICITED UPDATES (UpdateContainers from plugins, sender unknown to the runtime; accepted ones are not applied)")
-	fmt.Fprintln(w, "DURING\tCONTAINER\tRESULT\tCHANGES")
-	for _, u := range r.Unsolicited {
-		ctr := u.ContainerID
-		if u.Container != "" {
-			ctr += " (" + u.Container + ")"
-		}
-		result := u.Result
-		if u.Reason != "" {
-			result += ": " + u.Reason
-		}
-		changes := u.Changes
-		if u.IgnoreFailure {
-			changes += " (ignore_failure)"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", u.During, ctr, result, changes)
-	}
+	updateRows(w, r.Unsolicited)
 	fmt.Fprintln(w)
 }
 
@@ -437,14 +424,11 @@ func (r *Report) textSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "RESULT: %s: %d events (%d failed, %d skipped), %d plugin calls (%d failed); plugins that did not join or left: %d; deprecations: %s",
 		verdict, len(r.Events), r.FailedEvents, skipped, calls, r.FailedCalls, troubles(r.PluginChanges), deprecated(r.Deprecations))
+	if n := len(r.SyncUpdates); n > 0 {
+		fmt.Fprintf(w, "; sync updates: %d (%d failed)", n, failedUpdates(r.SyncUpdates))
+	}
 	if n := len(r.Unsolicited); n > 0 {
-		failed := 0
-		for _, u := range r.Unsolicited {
-			if u.Result != updateAccepted {
-				failed++
-			}
-		}
-		fmt.Fprintf(w, "; unsolicited updates: %d (%d failed)", n, failed)
+		fmt.Fprintf(w, "; unsolicited updates: %d (%d failed)", n, failedUpdates(r.Unsolicited))
 	}
 	fmt.Fprintln(w)
 }

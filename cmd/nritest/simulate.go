@@ -87,6 +87,7 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 	st.setPhase(phaseStopping)
 	stop()
 	rep.Outside = rec.strays()
+	rep.SyncUpdates = st.syncUpdates()
 	rep.Unsolicited = st.unsolicited()
 	rep.PluginChanges = changes.reports()
 	rep.tally()
@@ -98,7 +99,9 @@ func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own
 	opts := []adaptation.Option{
 		adaptation.WithPluginPath(pluginDir),
 		adaptation.WithPluginConfigPath(cfg.configPath),
+		adaptation.WithRegistrationTimeout(cfg.regTimeout),
 		adaptation.WithRequestTimeout(cfg.requestTimeout),
+		adaptation.WithSyncTimeout(cfg.syncTimeout),
 		adaptation.WithLogger(log),
 		adaptation.WithMetrics(rec),
 	}

@@ -21,6 +21,7 @@ type store struct {
 	removed map[string]string // ID: name of the containers removed
 	phase   string            // what the runtime is doing, see setPhase
 	updates []UnsolicitedUpdate
+	synced  []SyncUpdate // returned from Synchronize
 }
 
 // putPod adds or replaces a pod (a clone of it).
@@ -59,14 +60,22 @@ func (s *store) removeContainer(id string) {
 }
 
 // sync is the runtime's SyncFn. Updates a plugin asks for at sync time are
-// accepted without being applied: nothing runs for real.
+// taken as an unsolicited one would be, and recorded.
 func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
 	s.mu.Lock()
 	pods := cloneAll(s.pods)
 	ctrs := cloneAll(s.ctrs)
 	s.mu.Unlock()
-	_, err := cb(ctx, pods, ctrs)
-	return err
+	updates, err := cb(ctx, pods, ctrs)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range updates {
+		s.synced = append(s.synced, s.take(u))
+	}
+	return nil
 }
 
 type identified interface {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"slices"
 
 	"github.com/nrikit/nrikit/api"
@@ -57,23 +59,32 @@ func (s *store) update(_ context.Context, updates []*api.ContainerUpdate) ([]*ap
 	defer s.mu.Unlock()
 	var failed []*api.ContainerUpdate
 	for _, u := range updates {
-		id := u.GetContainerId()
-		r := UnsolicitedUpdate{
-			During: s.phase, ContainerID: id, Changes: resourcesText(id, u.GetLinux().GetResources()),
-			IgnoreFailure: u.GetIgnoreFailure(), Result: updateAccepted,
-		}
-		if i := slices.IndexFunc(s.ctrs, func(c *api.Container) bool { return c.GetId() == id }); i >= 0 {
-			r.Container = s.ctrs[i].GetName()
-		} else {
-			r.Result, r.Reason = updateFailed, "no such container"
-			if name, ok := s.removed[id]; ok {
-				r.Container, r.Reason = name, "container removed"
-			}
+		r := s.take(u)
+		if r.Result != updateAccepted {
 			failed = append(failed, u)
 		}
 		s.updates = append(s.updates, r)
 	}
 	return failed, nil
+}
+
+// take accepts an update of a container the runtime has and fails one of a
+// container it does not have, and says so. The caller holds s.mu.
+func (s *store) take(u *api.ContainerUpdate) UnsolicitedUpdate {
+	id := u.GetContainerId()
+	r := UnsolicitedUpdate{
+		During: s.phase, ContainerID: id, Changes: resourcesText(id, u.GetLinux().GetResources()),
+		IgnoreFailure: u.GetIgnoreFailure(), Result: updateAccepted,
+	}
+	if i := slices.IndexFunc(s.ctrs, func(c *api.Container) bool { return c.GetId() == id }); i >= 0 {
+		r.Container = s.ctrs[i].GetName()
+		return r
+	}
+	r.Result, r.Reason = updateFailed, "no such container"
+	if name, ok := s.removed[id]; ok {
+		r.Container, r.Reason = name, "container removed"
+	}
+	return r
 }
 
 // unsolicited returns the updates recorded so far.
@@ -98,4 +109,36 @@ func resourcesText(id string, res *api.LinuxResources) string {
 		s += it.text
 	}
 	return s
+}
+
+// updateRows writes one row per update, under the header
+// DURING, CONTAINER, RESULT, CHANGES.
+func updateRows(w io.Writer, updates []UnsolicitedUpdate) {
+	fmt.Fprintln(w, "DURING\tCONTAINER\tRESULT\tCHANGES")
+	for _, u := range updates {
+		ctr := u.ContainerID
+		if u.Container != "" {
+			ctr += " (" + u.Container + ")"
+		}
+		result := u.Result
+		if u.Reason != "" {
+			result += ": " + u.Reason
+		}
+		changes := u.Changes
+		if u.IgnoreFailure {
+			changes += " (ignore_failure)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", u.During, ctr, result, changes)
+	}
+}
+
+// failedUpdates counts the updates that were not accepted.
+func failedUpdates(updates []UnsolicitedUpdate) int {
+	n := 0
+	for _, u := range updates {
+		if u.Result != updateAccepted {
+			n++
+		}
+	}
+	return n
 }

@@ -48,6 +48,9 @@ type Config struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 	Env         map[string]string `json:"env,omitempty"`
 
+	// SyncUpdates are returned from Synchronize, with its final message.
+	SyncUpdates []Update `json:"sync_updates,omitempty"`
+
 	// FailurePolicy is sent in ConfigureResponse when set (v0.12.5 plugins).
 	FailurePolicy *FailurePolicy `json:"failure_policy,omitempty"`
 

@@ -179,7 +179,8 @@ func (h *Handler) Configure(ctx context.Context, req *api.ConfigureRequest) (*ap
 }
 
 // Synchronize collects split messages (more=true gets the required echo and
-// no updates) and logs the whole snapshot once, on the final message.
+// no updates) and logs the whole snapshot once, on the final message, which
+// carries the configured SyncUpdates.
 func (h *Handler) Synchronize(ctx context.Context, req *api.SynchronizeRequest) (*api.SynchronizeResponse, error) {
 	h.syncMu.Lock()
 	h.syncPods = append(h.syncPods, req.GetPods()...)
@@ -207,7 +208,7 @@ func (h *Handler) Synchronize(ctx context.Context, req *api.SynchronizeRequest) 
 	if err := h.serve(ctx, KeySynchronize, rec, 0); err != nil {
 		return nil, err
 	}
-	return &api.SynchronizeResponse{}, nil
+	return &api.SynchronizeResponse{Update: containerUpdates(h.cfg.SyncUpdates)}, nil
 }
 
 // Shutdown logs the reason and tells whoever runs the plugin to stop once the

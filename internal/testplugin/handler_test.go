@@ -309,3 +309,29 @@ func TestLogConcurrent(t *testing.T) {
 		t.Error("Of selects wrongly")
 	}
 }
+
+// TestSynchronizeUpdates: the configured updates come with the final reply
+// of a split Synchronize, and only with it.
+func TestSynchronizeUpdates(t *testing.T) {
+	h := mustHandler(t, Config{Name: "su", SyncUpdates: []Update{
+		{ContainerID: "c1", CPUShares: 512},
+		{ContainerID: "c2", IgnoreFailure: true},
+	}})
+	ctx := context.Background()
+	first, err := h.Synchronize(ctx, &api.SynchronizeRequest{More: true})
+	if err != nil || len(first.GetUpdate()) != 0 {
+		t.Fatalf("first chunk: %v, %v; want no updates", first, err)
+	}
+	last, err := h.Synchronize(ctx, &api.SynchronizeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*api.ContainerUpdate{
+		{ContainerId: "c1", Linux: &api.LinuxContainerUpdate{Resources: &api.LinuxResources{
+			Cpu: &api.LinuxCPU{Shares: &api.OptionalUInt64{Value: 512}}}}},
+		{ContainerId: "c2", IgnoreFailure: true},
+	}
+	if got := last.GetUpdate(); !slices.EqualFunc(got, want, func(a, b *api.ContainerUpdate) bool { return proto.Equal(a, b) }) {
+		t.Errorf("final reply updates = %v, want %v", got, want)
+	}
+}
