@@ -62,6 +62,7 @@ func (a *Adaptation) abandon(p *plugin, phase string, err error) error {
 		err = withExitStatus(err, p.conn)
 	}
 	p.close()
+	a.forget(p) // what its catch-up may have recorded
 	return &PluginError{Plugin: p.id, Op: phase, Err: err}
 }
 
