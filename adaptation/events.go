@@ -66,15 +66,17 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		return result.Apply(p.id, rsp)
 	}
 	err := relay(ctx, a, api.Event_CREATE_CONTAINER, req, api.PluginService.CreateContainer, collect)
+	var merged *api.CreateContainerResponse
 	if err == nil {
-		err = a.validate(ctx, req, result)
+		merged = result.Response()
+		err = a.validate(ctx, req, result, merged)
 	}
 	a.lifecycle.containerCreated(req.GetContainer(), err == nil)
 	if err != nil {
 		return nil, err
 	}
 	a.logDiscarded(api.Event_CREATE_CONTAINER, result.Discarded())
-	return result.Response(), nil
+	return merged, nil
 }
 
 // PostCreateContainer notifies plugins of a created container.

@@ -11,9 +11,9 @@ import (
 )
 
 // validate asks every validator, all at once, to approve the merged
-// adjustment of a container being created. Any failure or rejection fails
+// response of a container being created. Any failure or rejection fails
 // the creation; a validator that timed out or was lost is also dropped.
-func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, result *merge.Create) error {
+func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, result *merge.Create, merged *api.CreateContainerResponse) error {
 	plugins := a.registry.snapshot()
 	var validators []*plugin
 	instances := make([]*api.PluginInstance, 0, len(plugins))
@@ -26,7 +26,6 @@ func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerReque
 	if len(validators) == 0 {
 		return nil
 	}
-	merged := result.Response()
 	vreq := &api.ValidateContainerAdjustmentRequest{
 		Pod:       req.GetPod(),
 		Container: result.Original(),

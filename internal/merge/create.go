@@ -2,19 +2,19 @@
 // into the single reply a runtime acts on, tracking which plugin set what,
 // by the reference runtime's merge rules.
 //
-// A merger is fed one reply at a time, in plugin call order, and each Apply
-// is all-or-nothing: a reply that fails to merge leaves no trace, neither in
-// the merged result nor in the request later plugins receive. Whether the
-// request then fails is the caller's policy (as in the reference, for
-// CreateContainer and UpdateContainer; StopContainer never fails).
+// A merger is fed one reply at a time, in plugin call order. For Update and
+// Stop each Apply is all-or-nothing: a reply that fails to merge leaves no
+// trace, and the caller may go on (StopContainer never fails). Create stops
+// at the first reply that fails to merge: a CreateContainer whose replies
+// conflict fails, as in the reference, so its state is not worth the copy
+// that an undo would cost on every reply.
 //
 // Mergers are not safe for concurrent use; plugins are called one at a time.
 package merge
 
 import (
+	"fmt"
 	"slices"
-
-	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
 )
@@ -25,16 +25,13 @@ type Create struct {
 	id       string
 	original *api.Container
 	st       createState
+	failed   error // the first reply that failed to merge; no more are taken
 }
 
 // createState is what replies change besides the request's container.
 type createState struct {
 	adjust *api.ContainerAdjustment
 	updateState
-}
-
-func (s *createState) clone() createState {
-	return createState{adjust: cloneMsg(s.adjust), updateState: s.updateState.clone()}
 }
 
 // NewCreate starts merging for req. It keeps a clone of req.Container as the
@@ -57,23 +54,24 @@ func NewCreate(req *api.CreateContainerRequest) *Create {
 }
 
 // Apply merges the reply of plugin ("idx-name"). A nil rsp, or a nil adjust,
-// contributes nothing. On error nothing of the reply is kept. Errors wrap
-// ErrConflict (a *ConflictError) or ErrInvalidAdjustment.
+// contributes nothing. Errors wrap ErrConflict (a *ConflictError) or
+// ErrInvalidAdjustment. After an error the merge is over: the reply may be
+// partly applied, and every later Apply returns that first error again.
 func (c *Create) Apply(plugin string, rsp *api.CreateContainerResponse) error {
+	if c.failed != nil {
+		return fmt.Errorf("merge abandoned after an earlier reply: %w", c.failed)
+	}
 	if err := checkPlugin(plugin); err != nil {
 		return err
 	}
 	if isEmpty(rsp) {
-		return nil // nothing to merge, and nothing to snapshot for an undo
+		return nil
 	}
 	if c.req.Container == nil {
 		c.req.Container = &api.Container{Id: c.id}
 	}
-	saved, savedCtr := c.st.clone(), cloneMsg(c.req.Container)
 	if err := c.apply(plugin, rsp); err != nil {
-		c.st = saved
-		proto.Reset(c.req.Container)
-		proto.Merge(c.req.Container, savedCtr)
+		c.failed = err
 		return err
 	}
 	return nil

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/nrikit/nrikit/api"
 )
 
@@ -196,16 +194,15 @@ func TestCreateLaterPluginsSee(t *testing.T) {
 	mustEqual(t, "merged adjustment", c.Response().Adjust, rsp.Adjust)
 }
 
-// TestCreateApplyIsAtomic: a failing reply leaves the merged state, the
-// owners and the request's container as they were.
-func TestCreateApplyIsAtomic(t *testing.T) {
+// TestCreateStopsAtAFailedReply: after a reply fails to merge, Create takes
+// no more replies and keeps answering with the first error.
+func TestCreateStopsAtAFailedReply(t *testing.T) {
 	req := createReq()
 	c := NewCreate(req)
 	checkErr(t, c.Apply(pa, &api.CreateContainerResponse{
 		Adjust: &api.ContainerAdjustment{Env: []*api.KeyValue{{Key: "X", Value: "1"}}},
 		Update: []*api.ContainerUpdate{upd("c1", false, memLimit(1))},
 	}), nil, "")
-	before := []proto.Message{c.Response(), c.Owners(), proto.Clone(req.Container)}
 
 	err := c.Apply(pb, &api.CreateContainerResponse{
 		Adjust: &api.ContainerAdjustment{
@@ -216,9 +213,10 @@ func TestCreateApplyIsAtomic(t *testing.T) {
 		Update: []*api.ContainerUpdate{upd("c2", false, memLimit(1))},
 	})
 	checkErr(t, err, ErrConflict, `environment variable "X"`)
-	after := []proto.Message{c.Response(), c.Owners(), req.Container}
-	for i := range before {
-		mustEqual(t, "state after failed reply", after[i], before[i])
+	fine := adj(&api.ContainerAdjustment{Annotations: map[string]string{"z": "1"}})
+	checkErr(t, c.Apply(pc, fine), ErrConflict, `environment variable "X"`)
+	if _, ok := req.Container.Annotations["z"]; ok {
+		t.Error("a reply after the failed one was applied")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -14,8 +15,9 @@ import (
 
 // FuzzMergeCreate decodes two CreateContainer replies from arbitrary bytes
 // and merges them. Whatever the input: no panic, only sentinel errors, a
-// failed reply leaves no trace, and every result still encodes. The update
-// lists are also fed through Update and Stop.
+// failed reply ends the Create merge and leaves no trace in Update and Stop,
+// and every result still encodes. The update lists are also fed through
+// Update and Stop.
 func FuzzMergeCreate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		req := createReq()
@@ -28,18 +30,20 @@ func FuzzMergeCreate(f *testing.F) {
 			if proto.Unmarshal(data, rsp) != nil {
 				rsp = nil
 			}
-			before := []proto.Message{c.Response(), c.Owners(), proto.Clone(req.Container)}
 			if err := c.Apply(plugin, rsp); err != nil {
 				checkSentinel(t, err)
-				after := []proto.Message{c.Response(), c.Owners(), req.Container}
-				for i := range before {
-					if !proto.Equal(before[i], after[i]) {
-						t.Fatalf("failed reply changed state: %v\nbefore %v\nafter  %v", err, before[i], after[i])
-					}
+				again := c.Apply(pc, adj(&api.ContainerAdjustment{Args: []string{"x"}}))
+				if again == nil || !strings.Contains(again.Error(), err.Error()) {
+					t.Fatalf("Create took a reply after a failed one (%v): %v", err, again)
 				}
+				checkSentinel(t, again)
 			}
-			checkSentinel(t, u.Apply(plugin, &api.UpdateContainerResponse{Update: rsp.GetUpdate(), Evict: rsp.GetEvict()}))
-			checkSentinel(t, s.Apply(plugin, &api.StopContainerResponse{Update: rsp.GetUpdate()}))
+			checkAtomic(t, u.Response, func() error {
+				return u.Apply(plugin, &api.UpdateContainerResponse{Update: rsp.GetUpdate(), Evict: rsp.GetEvict()})
+			})
+			checkAtomic(t, s.Response, func() error {
+				return s.Apply(plugin, &api.StopContainerResponse{Update: rsp.GetUpdate()})
+			})
 		}
 		for _, m := range []proto.Message{c.Response(), c.Owners(), req.Container, c.Original(), u.Response(), s.Response()} {
 			if _, err := proto.Marshal(m); err != nil {
@@ -47,6 +51,19 @@ func FuzzMergeCreate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkAtomic applies one reply; if it fails, the merged result must be as
+// it was.
+func checkAtomic[M proto.Message](t *testing.T, result func() M, apply func() error) {
+	t.Helper()
+	before := result()
+	if err := apply(); err != nil {
+		checkSentinel(t, err)
+		if after := result(); !proto.Equal(before, after) {
+			t.Fatalf("failed reply changed state: %v\nbefore %v\nafter  %v", err, before, after)
+		}
+	}
 }
 
 func checkSentinel(t *testing.T, err error) {
