@@ -26,7 +26,7 @@ type conn struct {
 	mu       sync.Mutex
 	queue    [][]byte      // unread payloads; queue[0] may be partly read
 	queued   int           // unread bytes in queue
-	changed  chan struct{} // closed and replaced whenever the state changes
+	changed  chan struct{} // closed when the state changes; made only when someone waits
 	closeErr error         // why the connection is closed, nil while open
 	endErr   error         // why the trunk ended; reported once queue is empty
 }
@@ -41,7 +41,6 @@ func newConn(m *Mux, id ConnID) *conn {
 		wdl:     newDeadline(),
 		wlock:   make(chan struct{}, 1),
 		closing: make(chan struct{}),
-		changed: make(chan struct{}),
 	}
 }
 
@@ -81,7 +80,7 @@ func (c *conn) tryRead(b []byte) (int, <-chan struct{}, error) {
 	case c.endErr != nil:
 		return 0, nil, c.opError("read", c.endErr)
 	}
-	return 0, c.changed, nil
+	return 0, c.waitChan(), nil
 }
 
 // dequeue copies queued bytes into b. Called with mu held and queue
@@ -104,10 +103,22 @@ func (c *conn) dequeue(b []byte) int {
 	return n
 }
 
-// signal wakes everyone waiting on changed. Called with mu held.
+// waitChan returns a channel that closes at the next change of state.
+// Called with mu held.
+func (c *conn) waitChan() <-chan struct{} {
+	if c.changed == nil {
+		c.changed = make(chan struct{})
+	}
+	return c.changed
+}
+
+// signal wakes everyone waiting for a change. Most changes have nobody
+// waiting, and then cost nothing. Called with mu held.
 func (c *conn) signal() {
-	close(c.changed)
-	c.changed = make(chan struct{})
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
 }
 
 // full reports whether the trunk reader must wait before queueing more: the
@@ -125,7 +136,7 @@ func (c *conn) deliver(p []byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.closeErr == nil && c.full() {
-		wait := c.changed
+		wait := c.waitChan()
 		c.mu.Unlock()
 		select {
 		case <-wait:
