@@ -20,10 +20,14 @@ type recorder struct {
 	warnings []string // "plugin: details"
 }
 
-func (r *recorder) PluginWarning(_ context.Context, d adaptation.Deprecation, plugin, details string) {
+func (r *recorder) PluginWarning(ctx context.Context, d adaptation.Deprecation, plugin, details string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.warnings = append(r.warnings, plugin+" "+d.String()+": "+details)
+	w := plugin + " " + d.String() + ": " + details
+	if ev, ok := adaptation.DeprecatedEvent(ctx); !ok || !strings.Contains(details, ev.Name()) {
+		w += " (the context names no event, or another one)"
+	}
+	r.warnings = append(r.warnings, w)
 }
 
 func (r *recorder) list() []string {

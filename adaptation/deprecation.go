@@ -83,8 +83,18 @@ func (d *deprecations) record(ctx context.Context, p *plugin, ev api.Event) {
 		"deprecated": DeprecatedStateChange.String(),
 	}).Warn("nrikit: plugin uses a deprecated interface: " + details)
 	if d.recorder != nil {
-		d.recorder.PluginWarning(ctx, DeprecatedStateChange, p.id, details)
+		d.recorder.PluginWarning(context.WithValue(ctx, deprecatedEventKey{}, ev), DeprecatedStateChange, p.id, details)
 	}
+}
+
+type deprecatedEventKey struct{}
+
+// DeprecatedEvent tells which event a deprecation warning is about: the
+// context nrikit hands a DeprecationRecorder carries it, so that a recorder
+// need not parse the details.
+func DeprecatedEvent(ctx context.Context) (api.Event, bool) {
+	ev, ok := ctx.Value(deprecatedEventKey{}).(api.Event)
+	return ev, ok
 }
 
 // add reports whether (p, ev) is new. A plugin whose failed call returns

@@ -475,3 +475,24 @@ func TestNoSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedLegacyPluginStillDeprecated: a legacy plugin that crashes on
+// its first event is reported as deprecated, and as left.
+func TestDroppedLegacyPluginStillDeprecated(t *testing.T) {
+	t.Parallel()
+	pluginDir := installTestPlugins(t, t.TempDir(),
+		testplugin.Config{Index: "10", Name: "old", Legacy: true, Behaviours: map[string]testplugin.Behaviour{"RunPodSandbox": {Exit: 3}}},
+		testplugin.Config{Index: "20", Name: "new"},
+	)
+	r := runCmd(t, "--json", "--plugin-path", pluginDir)
+	if r.code != exitFailed {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	if len(rep.Deprecations) != 1 || rep.Deprecations[0].Plugin != "10-old" || !slices.Equal(rep.Deprecations[0].Events, []string{"RunPodSandbox"}) {
+		t.Errorf("deprecations %+v, want 10-old for RunPodSandbox", rep.Deprecations)
+	}
+	if !slices.Equal(rep.Dropped, []string{"10-old"}) {
+		t.Errorf("dropped %v, want [10-old]", rep.Dropped)
+	}
+}

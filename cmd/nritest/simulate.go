@@ -36,12 +36,13 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 	}
 	rep.Plugins = source
 
-	rec, st, changes := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{}
+	rec, st, changes, deps := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{}, newDeprecationLog()
 	var own *ownersPlugin
 	if cfg.owners {
 		own = newOwnersPlugin()
 	}
-	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, append(options(cfg, pluginDir, log, rec, own), adaptation.WithPluginChanges(changes.add))...)
+	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, append(options(cfg, pluginDir, log, rec, own),
+		adaptation.WithPluginChanges(changes.add), adaptation.WithDeprecationRecorder(deps))...)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 		maps.Copy(about, sampleAbout)
 	}
 	rep.Active = pluginReports(a.Plugins(), about)
-	rep.Deprecations = deprecationReports(a.Deprecations())
+	rep.Deprecations = deprecationReports(deps.list())
 	st.setPhase(phaseStopping)
 	stop()
 	rep.Outside = rec.strays()
