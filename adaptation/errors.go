@@ -79,12 +79,13 @@ func classify(callerCtx context.Context, p *plugin, err error) failure {
 
 // timedOut tells whether a call under ctx failed for its own deadline: the
 // local one, or the plugin's copy of it (ttrpc carries the deadline, so the
-// plugin may give up a moment before we do).
+// plugin may give up a moment before we do). Any other error stays what it
+// is even when the deadline has passed meanwhile: a reply that came in time
+// but could not be merged is the plugin's error, not a timeout.
 func timedOut(ctx context.Context, err error) bool {
-	if context.Cause(ctx) == ErrPluginTimeout {
-		return true
-	}
-	return ctx.Err() == nil && status.Code(err) == codes.DeadlineExceeded
+	deadline := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrPluginTimeout) ||
+		status.Code(err) == codes.DeadlineExceeded
+	return deadline && (context.Cause(ctx) == ErrPluginTimeout || ctx.Err() == nil)
 }
 
 func isConnectionError(err error) bool {

@@ -66,6 +66,11 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		return result.Apply(p.id, rsp)
 	}
 	err := relay(ctx, a, api.Event_CREATE_CONTAINER, req, api.PluginService.CreateContainer, collect)
+	if err == nil {
+		// A reply that failed to merge always fails the event (policy.go);
+		// this keeps a half-merged response from ever reaching the runtime.
+		err = result.Err()
+	}
 	var merged *api.CreateContainerResponse
 	if err == nil {
 		merged = result.Response()

@@ -56,10 +56,11 @@ func NewCreate(req *api.CreateContainerRequest) *Create {
 // Apply merges the reply of plugin ("idx-name"). A nil rsp, or a nil adjust,
 // contributes nothing. Errors wrap ErrConflict (a *ConflictError) or
 // ErrInvalidAdjustment. After an error the merge is over: the reply may be
-// partly applied, and every later Apply returns that first error again.
+// partly applied, Err returns the error, and every later Apply fails with
+// ErrAbandoned.
 func (c *Create) Apply(plugin string, rsp *api.CreateContainerResponse) error {
 	if c.failed != nil {
-		return fmt.Errorf("merge abandoned after an earlier reply: %w", c.failed)
+		return fmt.Errorf("%w (%v)", ErrAbandoned, c.failed)
 	}
 	if err := checkPlugin(plugin); err != nil {
 		return err
@@ -90,6 +91,10 @@ func (c *Create) apply(plugin string, rsp *api.CreateContainerResponse) error {
 	}
 	return c.st.apply(plugin, rsp.Update, rsp.Evict)
 }
+
+// Err is the error of the reply that failed to merge, nil if none did. The
+// Response of a Create with an error is not to be used.
+func (c *Create) Err() error { return c.failed }
 
 // Response is the merged reply: the merged adjustment (never nil), the merged
 // updates of other containers in order of first sight, and all evictions.

@@ -214,7 +214,10 @@ func TestCreateStopsAtAFailedReply(t *testing.T) {
 	})
 	checkErr(t, err, ErrConflict, `environment variable "X"`)
 	fine := adj(&api.ContainerAdjustment{Annotations: map[string]string{"z": "1"}})
-	checkErr(t, c.Apply(pc, fine), ErrConflict, `environment variable "X"`)
+	checkErr(t, c.Apply(pc, fine), ErrAbandoned, `environment variable "X"`)
+	if !errors.Is(c.Err(), ErrConflict) {
+		t.Errorf("Err() = %v, want the conflict", c.Err())
+	}
 	if _, ok := req.Container.Annotations["z"]; ok {
 		t.Error("a reply after the failed one was applied")
 	}

@@ -17,6 +17,9 @@ var (
 	// ErrInvalidAdjustment: a reply that cannot be merged at all (nil list
 	// entries, empty keys, an update of the container being created, ...).
 	ErrInvalidAdjustment = errors.New("nrikit: invalid adjustment")
+	// ErrAbandoned: a Create merge took a reply after one failed to merge.
+	// It does not wrap that failure, which belongs to another plugin.
+	ErrAbandoned = errors.New("nrikit: merge abandoned after an earlier reply failed to merge")
 )
 
 // ConflictError reports a field or entry claimed twice.
