@@ -155,7 +155,7 @@ func (a *Adaptation) shutdownAll(ctx context.Context, plugins []*plugin, reason 
 			defer wg.Done()
 			a.forget(p)
 			p.shutdown(ctx, reason, a.opts.request)
-			a.changes.send(changeOf(PluginLeft, p, "", reason))
+			a.reportLeft(p, "", reason)
 		}()
 	}
 	wg.Wait()
@@ -211,7 +211,7 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 		go func() {
 			defer a.wg.Done()
 			pid := peerPID(conn)
-			a.joinFailed(kindExternal, pid, a.connectSocket(ctx, conn, nil, nil))
+			a.joinFailed(ctx, kindExternal, pid, a.connectSocket(ctx, conn, nil, nil))
 		}()
 	}
 }
@@ -228,12 +228,17 @@ func waitOrDone(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// joinFailed reports a plugin that did not join, if err says so.
-func (a *Adaptation) joinFailed(kind pluginKind, pid int, err error) {
+// joinFailed reports a plugin that did not join, if err says so. A
+// handshake that Stop cut short is no failure of the plugin.
+func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, err error) {
 	if err == nil {
 		return
 	}
-	change := PluginChange{Change: PluginFailed, Plugin: "unregistered", Kind: kind.String(), PID: pid, Reason: err.Error()}
+	if ctx.Err() != nil {
+		a.log.WithField("pid", pid).WithError(err).Info("nrikit: plugin handshake ended by Stop")
+		return
+	}
+	change := PluginChange{Change: PluginFailed, Plugin: unregistered, Kind: kind.String(), PID: pid, Reason: err.Error()}
 	var perr *PluginError
 	if errors.As(err, &perr) {
 		change.Plugin, change.Phase, change.Reason = perr.Plugin, perr.Op, perr.Err.Error()

@@ -34,7 +34,7 @@ func (a *Adaptation) startBuiltins(ctx context.Context) {
 	for _, b := range a.opts.builtins {
 		p := newPlugin(b.Index, b.Name, kindBuiltin, newInProcess(b.Handler), inProcessConn{}, a.log)
 		p.config = b.Config
-		a.joinFailed(kindBuiltin, 0, a.handshake(ctx, p))
+		a.joinFailed(ctx, kindBuiltin, 0, a.handshake(ctx, p))
 	}
 }
 
@@ -72,6 +72,9 @@ func callInProcess[Req proto.Message, Rsp any](ctx context.Context, running chan
 		err error
 	}
 	var none Rsp
+	if err := context.Cause(ctx); err != nil {
+		return none, err
+	}
 	select {
 	case running <- struct{}{}:
 	case <-ctx.Done():

@@ -59,7 +59,20 @@ func (f *changeFeed) send(c PluginChange) {
 	f.fn(c)
 }
 
-// changeOf describes a plugin that is known by its connection.
 func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {
 	return PluginChange{Change: kind, Plugin: p.id, Kind: p.kind.String(), Phase: phase, Reason: reason, PID: p.conn.pid()}
+}
+
+// reportJoined reports that p has joined. It is called right after p entered
+// the dispatch list, so nothing can report p's leaving before; reportLeft
+// still waits for it, since the leaving may be decided on another goroutine.
+func (a *Adaptation) reportJoined(p *plugin) {
+	a.changes.send(changeOf(PluginJoined, p, "", ""))
+	close(p.joinReported)
+}
+
+// reportLeft reports that p, which had joined, is gone.
+func (a *Adaptation) reportLeft(p *plugin, phase, reason string) {
+	<-p.joinReported
+	a.changes.send(changeOf(PluginLeft, p, phase, reason))
 }

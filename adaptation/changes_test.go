@@ -3,6 +3,7 @@ package adaptation_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +29,12 @@ func (l *changeLog) add(c adaptation.PluginChange) {
 	l.changes = append(l.changes, c)
 	close(l.notify)
 	l.notify = make(chan struct{})
+}
+
+func (l *changeLog) all() []adaptation.PluginChange {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.changes)
 }
 
 // of lists one plugin's changes as "change phase: reason".
@@ -108,4 +115,9 @@ func TestPluginChangesReported(t *testing.T) {
 	expectChanges(t, changes, "40-fails-to-start", [2]string{"failed start:", "no such file"})
 	expectChanges(t, changes, "50-ext", [2]string{"joined :", ""}, [2]string{"joined :", ""},
 		[2]string{"left :", "replaced"}, [2]string{"left :", "runtime shutting down"})
+	for _, c := range changes.all() {
+		if c.PID == 0 && c.Plugin != "noindex" && c.Plugin != "40-fails-to-start" {
+			t.Errorf("%s %s: no pid", c.Plugin, c.Change)
+		}
+	}
 }

@@ -131,8 +131,7 @@ func (d *deprecations) forget(p *plugin) {
 
 // pruneClosed drops the records of closed plugins that were not forgotten
 // afterwards: a call that failed with its plugin's departure may record after
-// the forget, and a plugin that fails its handshake after catching up is
-// closed without one. The caller holds d.mu.
+// the forget. The caller holds d.mu.
 func (d *deprecations) pruneClosed() {
 	for p := range d.byPlugin {
 		if p.isClosed() {

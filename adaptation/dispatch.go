@@ -53,9 +53,10 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 // It returns an error only when the operation must fail.
 func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, call func(context.Context) error) error {
 	start := time.Now()
-	defer p.inFlight.CompareAndSwap(int32(ev), 0)
+	mark, done := p.handling(ev)
+	defer done()
 	err := p.invoke(ctx, a.opts.request, func(ctx context.Context) error {
-		p.inFlight.Store(int32(ev))
+		mark()
 		return call(ctx)
 	})
 	if err == nil {
@@ -127,6 +128,10 @@ func (a *Adaptation) drop(p *plugin, phase string, f failure) {
 		return
 	}
 	a.opts.metrics.PluginCount(a.registry.len())
+	a.forget(p)
+	// Closing kills a launched plugin that still runs, so that its exit
+	// status comes at once; one that crashed keeps the status it had.
+	p.close()
 	reason := "connection lost"
 	if phase != "" {
 		reason = string(f.outcome()) + " during " + phase
@@ -135,9 +140,7 @@ func (a *Adaptation) drop(p *plugin, phase string, f failure) {
 		reason += exitNote(p.conn)
 	}
 	p.log.WithField("reason", reason).Warn("nrikit: plugin dropped")
-	a.forget(p)
-	p.close()
-	a.changes.send(changeOf(PluginLeft, p, phase, reason))
+	a.reportLeft(p, phase, reason)
 }
 
 // forget releases what was recorded for a plugin that leaves.

@@ -21,7 +21,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		if proc != nil {
 			_ = proc.Kill()
 		}
-		return err
+		return &PluginError{Plugin: candidateID(cand), Op: "register", Err: err}
 	}
 	reg, err := rs.await(ctx, a.opts.registration, conn.lost())
 	if err != nil {
@@ -139,9 +139,13 @@ func exitNote(t transport) string {
 	return ""
 }
 
+// unregistered stands for an external plugin that failed before it said
+// who it is.
+const unregistered = "unregistered"
+
 func candidateID(c *launch.Candidate) string {
 	if c == nil {
-		return "unregistered"
+		return unregistered
 	}
 	return c.ID()
 }

@@ -60,26 +60,31 @@ type plugin struct {
 	events api.EventMask
 	policy FailurePolicy
 
-	busy      chan struct{} // one slot: the request in progress
-	inFlight  atomic.Int32  // the api.Event being delivered, 0 if none
-	closed    chan struct{}
-	closeOnce sync.Once
-	compat    compatState
-	log       *logrus.Entry
+	busy chan struct{} // one slot: the request in progress
+	// joinReported is closed once the plugin's joining has been reported,
+	// which its leaving must follow.
+	joinReported chan struct{}
+	inFlight     atomic.Uint64 // the delivery in progress: sequence<<32 | api.Event; 0 if none
+	delivered    atomic.Uint32 // sequence numbers of deliveries
+	closed       chan struct{}
+	closeOnce    sync.Once
+	compat       compatState
+	log          *logrus.Entry
 }
 
 func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport, log *logrus.Entry) *plugin {
 	id := api.PluginID(idx, name)
 	return &plugin{
-		idx:    idx,
-		name:   name,
-		id:     id,
-		kind:   kind,
-		svc:    svc,
-		conn:   conn,
-		busy:   make(chan struct{}, 1),
-		closed: make(chan struct{}),
-		log:    log.WithField("plugin", id),
+		idx:          idx,
+		name:         name,
+		id:           id,
+		kind:         kind,
+		svc:          svc,
+		conn:         conn,
+		busy:         make(chan struct{}, 1),
+		joinReported: make(chan struct{}),
+		closed:       make(chan struct{}),
+		log:          log.WithField("plugin", id),
 	}
 }
 
@@ -88,10 +93,18 @@ func (p *plugin) subscribed(e api.Event) bool { return p.events.Has(e) }
 // eventInFlight names the event the plugin is handling, "" if none: a
 // connection lost meanwhile is reported with it, whoever notices first.
 func (p *plugin) eventInFlight() string {
-	if ev := api.Event(p.inFlight.Load()); ev != api.Event_UNKNOWN {
+	if ev := api.Event(uint32(p.inFlight.Load())); ev != api.Event_UNKNOWN {
 		return ev.Name()
 	}
 	return ""
+}
+
+// handling marks ev as in flight until the returned func is called. Each
+// delivery has its own token, so the end of one cannot clear the mark of
+// the next delivery of the same event.
+func (p *plugin) handling(ev api.Event) (mark, done func()) {
+	token := uint64(p.delivered.Add(1))<<32 | uint64(uint32(ev))
+	return func() { p.inFlight.Store(token) }, func() { p.inFlight.CompareAndSwap(token, 0) }
 }
 
 func (p *plugin) isClosed() bool {

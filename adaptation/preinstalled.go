@@ -44,8 +44,8 @@ func (a *Adaptation) startPreinstalled(ctx context.Context) {
 func (a *Adaptation) launch(ctx context.Context, c launch.Candidate) {
 	proc, err := launch.Start(c)
 	if err != nil {
-		a.joinFailed(kindPreinstalled, 0, &PluginError{Plugin: c.ID(), Op: "start", Err: err})
+		a.joinFailed(ctx, kindPreinstalled, 0, &PluginError{Plugin: c.ID(), Op: "start", Err: err})
 		return
 	}
-	a.joinFailed(kindPreinstalled, proc.Pid(), a.connectSocket(ctx, proc.Conn(), &c, proc))
+	a.joinFailed(ctx, kindPreinstalled, proc.Pid(), a.connectSocket(ctx, proc.Conn(), &c, proc))
 }

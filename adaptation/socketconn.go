@@ -22,6 +22,7 @@ type socketConn struct {
 	client *ttrpc.Client
 	server *ttrpc.Server
 	proc   *launch.Process // nil for external plugins
+	peer   int             // the peer's pid, read while the socket is open
 	once   sync.Once
 	wg     sync.WaitGroup // the ttrpc server's Serve
 }
@@ -47,6 +48,9 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime api.RuntimeSer
 		return nil, err
 	}
 	c := &socketConn{trunk: trunk, mux: m, server: server, proc: proc}
+	if proc == nil {
+		c.peer = peerPID(trunk)
+	}
 	c.client = ttrpc.NewClient(pc, o.clientOpts...)
 	c.wg.Add(1)
 	go func() {
@@ -67,7 +71,7 @@ func (c *socketConn) pid() int {
 	if c.proc != nil {
 		return c.proc.Pid()
 	}
-	return peerPID(c.trunk)
+	return c.peer
 }
 
 func (c *socketConn) exitStatus(wait time.Duration) string {

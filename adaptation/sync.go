@@ -53,7 +53,7 @@ func (a *Adaptation) join(ctx context.Context, p *plugin) error {
 		return errors.New("nrikit: runtime is stopping")
 	}
 	a.opts.metrics.PluginCount(a.registry.len())
-	a.changes.send(changeOf(PluginJoined, p, "", ""))
+	a.reportJoined(p)
 	if old != nil {
 		a.wg.Add(1)
 		go func() {
@@ -61,7 +61,7 @@ func (a *Adaptation) join(ctx context.Context, p *plugin) error {
 			a.forget(old)
 			old.shutdown(ctx, ReasonReplaced, a.opts.request)
 			old.log.WithField("reason", ReasonReplaced).Info("nrikit: plugin replaced by a new instance")
-			a.changes.send(changeOf(PluginLeft, old, "", ReasonReplaced))
+			a.reportLeft(old, "", ReasonReplaced)
 		}()
 	}
 	return nil

@@ -54,23 +54,28 @@ func (c *pluginChanges) reports() []PluginChangeReport {
 }
 
 // troubles counts the changes that make a run fail: plugins that did not
-// join, and plugins that left before the end.
+// join, and plugins dropped before the end. A plugin replaced by a new
+// instance of itself is no trouble.
 func troubles(changes []PluginChangeReport) int {
 	n := 0
 	for _, c := range changes {
-		if c.Change != string(adaptation.PluginJoined) {
+		if c.Change != string(adaptation.PluginJoined) && !replaced(c) {
 			n++
 		}
 	}
 	return n
 }
 
-// dropped lists the plugins that left during the run, once each.
+func replaced(c PluginChangeReport) bool {
+	return c.Change == string(adaptation.PluginLeft) && c.Reason == adaptation.ReasonReplaced
+}
+
+// dropped lists the plugins dropped during the run, once each.
 func dropped(changes []PluginChangeReport) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, c := range changes {
-		if c.Change == string(adaptation.PluginLeft) && !seen[c.Plugin] {
+		if c.Change == string(adaptation.PluginLeft) && !replaced(c) && !seen[c.Plugin] {
 			seen[c.Plugin] = true
 			out = append(out, c.Plugin)
 		}

@@ -35,7 +35,7 @@ type Report struct {
 	Unsolicited    []UnsolicitedUpdate  `json:"unsolicited_updates,omitempty"`
 	Active         []PluginReport       `json:"plugins"`
 	PluginChanges  []PluginChangeReport `json:"plugin_changes,omitempty"`
-	Dropped        []string             `json:"dropped,omitempty"` // left during the run
+	Dropped        []string             `json:"dropped,omitempty"` // dropped before the end
 	Deprecations   []DeprecationReport  `json:"deprecations"`
 	FailedEvents   int                  `json:"failed_events"`
 	FailedCalls    int                  `json:"failed_calls"` // plugin calls not ok
