@@ -40,7 +40,7 @@ type Adaptation struct {
 	log            *logrus.Entry
 
 	registry     registry
-	barrier      sync.RWMutex // events share it; a synchronizing plugin takes it alone
+	barrier      barrier // events share it; a synchronizing plugin takes it alone
 	deprecations deprecations
 	lifecycle    lifecycle
 	changes      changeFeed

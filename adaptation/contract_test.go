@@ -42,6 +42,12 @@ func TestLifecycleContract(t *testing.T) {
 			must(t, e.a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod}))
 			must(t, e.a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}))
 		}, []string{"RunPodSandbox:p", "CreateContainer:c", "StopContainer:c", "StopPodSandbox:p", "RemoveContainer:c", "RemovePodSandbox:p"}},
+		{"no teardown of a container never created in a pod created since", func(t *testing.T, e *env, pod *api.PodSandbox, ctr *api.Container) {
+			_, err := e.a.StopContainer(ctx, &api.StopContainerRequest{Pod: pod, Container: ctr})
+			must(t, err)
+			must(t, e.a.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: ctr}))
+			must(t, e.a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}))
+		}, []string{"RunPodSandbox:p", "StopPodSandbox:p", "RemovePodSandbox:p"}},
 		{"nothing after the pod's removal", func(t *testing.T, e *env, pod *api.PodSandbox, ctr *api.Container) {
 			_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr})
 			must(t, err)

@@ -151,7 +151,20 @@ func (a *Adaptation) forget(p *plugin) {
 
 // eventBarrier is held for the whole fan-out of one event, so that no
 // fan-out is in flight while a plugin takes its synchronization snapshot.
+// Teardown and notification events wait for it whatever their caller's
+// context, so that they are never lost; see setupBarrier for the others.
 func (a *Adaptation) eventBarrier() (release func()) {
-	a.barrier.RLock()
-	return a.barrier.RUnlock
+	release, _ = a.barrier.enterEvent(context.Background())
+	return release
+}
+
+// setupBarrier is eventBarrier for an event that can fail: it gives up when
+// the caller's context ends while a plugin synchronizes, since the runtime
+// has then given up on the operation anyway.
+func (a *Adaptation) setupBarrier(ctx context.Context, ev api.Event) (release func(), err error) {
+	release, err = a.barrier.enterEvent(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("nrikit: %s given up while waiting for a plugin's synchronization: %w", ev.Name(), err)
+	}
+	return release, nil
 }

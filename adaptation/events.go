@@ -12,17 +12,25 @@ import (
 
 // RunPodSandbox relays a pod's creation.
 func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRequest) error {
-	defer a.eventBarrier()()
+	release, err := a.setupBarrier(ctx, api.Event_RUN_POD_SANDBOX)
+	if err != nil {
+		return err
+	}
+	defer release()
 	a.lifecycle.podStarting(req.GetPod())
-	err := relay(ctx, a, api.Event_RUN_POD_SANDBOX, req, api.PluginService.RunPodSandbox, nil)
+	err = relay(ctx, a, api.Event_RUN_POD_SANDBOX, req, api.PluginService.RunPodSandbox, nil)
 	a.lifecycle.podRan(req.GetPod(), err == nil)
 	return err
 }
 
 // UpdatePodSandbox relays a pod's resource update.
 func (a *Adaptation) UpdatePodSandbox(ctx context.Context, req *api.UpdatePodSandboxRequest) (*api.UpdatePodSandboxResponse, error) {
-	defer a.eventBarrier()()
-	err := relay(ctx, a, api.Event_UPDATE_POD_SANDBOX, req, api.PluginService.UpdatePodSandbox, nil)
+	release, err := a.setupBarrier(ctx, api.Event_UPDATE_POD_SANDBOX)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	err = relay(ctx, a, api.Event_UPDATE_POD_SANDBOX, req, api.PluginService.UpdatePodSandbox, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -58,14 +66,18 @@ func (a *Adaptation) RemovePodSandbox(ctx context.Context, req *api.RemovePodSan
 // CreateContainer relays a container's creation and returns the merged
 // adjustment and updates, after validators approved them.
 func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContainerRequest) (*api.CreateContainerResponse, error) {
-	defer a.eventBarrier()()
+	release, err := a.setupBarrier(ctx, api.Event_CREATE_CONTAINER)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	a.lifecycle.containerCreating(req.GetContainer())
 	result := merge.NewCreate(req)
 	collect := func(p *plugin, rsp *api.CreateContainerResponse) error {
 		a.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
 		return result.Apply(p.id, rsp)
 	}
-	err := relay(ctx, a, api.Event_CREATE_CONTAINER, req, api.PluginService.CreateContainer, collect)
+	err = relay(ctx, a, api.Event_CREATE_CONTAINER, req, api.PluginService.CreateContainer, collect)
 	if err == nil {
 		// A reply that failed to merge always fails the event (policy.go);
 		// this keeps a half-merged response from ever reaching the runtime.
@@ -92,7 +104,11 @@ func (a *Adaptation) PostCreateContainer(ctx context.Context, req *api.PostCreat
 
 // StartContainer relays a container's start.
 func (a *Adaptation) StartContainer(ctx context.Context, req *api.StartContainerRequest) error {
-	defer a.eventBarrier()()
+	release, err := a.setupBarrier(ctx, api.Event_START_CONTAINER)
+	if err != nil {
+		return err
+	}
+	defer release()
 	return relay(ctx, a, api.Event_START_CONTAINER, req, api.PluginService.StartContainer, nil)
 }
 
@@ -105,7 +121,11 @@ func (a *Adaptation) PostStartContainer(ctx context.Context, req *api.PostStartC
 // UpdateContainer relays a container's resource update and returns the
 // merged updates; the updated container's own entry comes last.
 func (a *Adaptation) UpdateContainer(ctx context.Context, req *api.UpdateContainerRequest) (*api.UpdateContainerResponse, error) {
-	defer a.eventBarrier()()
+	release, err := a.setupBarrier(ctx, api.Event_UPDATE_CONTAINER)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	result := merge.NewUpdate(req)
 	collect := func(p *plugin, rsp *api.UpdateContainerResponse) error {
 		a.countAdjustments(p, api.Event_UPDATE_CONTAINER, false, rsp.GetUpdate(), rsp.GetEvict())

@@ -109,7 +109,9 @@ func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
 	if l.removed.has(ctrID) || pod.state(p)&(seenCreated|seenRemoved) != seenCreated {
 		return false
 	}
-	return step(l.lookup(l.ctrs, ctrID, podID, true), p, ev)
+	// A container we never saw is taken to predate us only in a pod that
+	// does: in a pod created or listed since, plugins cannot know it.
+	return step(l.lookup(l.ctrs, ctrID, podID, pod.assumed), p, ev)
 }
 
 // lookup finds a record, creating one if needed. An event for an object we

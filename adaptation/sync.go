@@ -12,8 +12,7 @@ import (
 // one step under the event barrier: no fan-out is in flight while the
 // snapshot is taken, and none can fall between it and p's first live event.
 func (a *Adaptation) synchronizeAndJoin(ctx context.Context, p *plugin) error {
-	a.barrier.Lock()
-	defer a.barrier.Unlock()
+	defer a.barrier.enterSync()()
 	var (
 		called bool
 		pods   []*api.PodSandbox

@@ -2,10 +2,12 @@ package adaptation_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
@@ -148,5 +150,46 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSetupEventsGiveUpDuringSync: while a plugin synchronizes, a setup
+// event whose caller gives up fails at once and reaches no plugin; a
+// teardown event waits and is delivered once the synchronization ends.
+func TestSetupEventsGiveUpDuringSync(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	e.external("20", "fine", testplugin.Config{})
+	e.waitPlugins("20-fine")
+
+	syncing, release := make(chan struct{}), make(chan struct{})
+	e.store.mu.Lock()
+	e.store.listPods = func() []*api.PodSandbox {
+		close(syncing)
+		<-release
+		return nil
+	}
+	e.store.mu.Unlock()
+	e.external("30", "joining", testplugin.Config{})
+	<-syncing // the runtime's SyncFn runs: events wait
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: testPod("pg")}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("RunPodSandbox during a sync, caller gone = %v, want its deadline", err)
+	}
+	stopped := make(chan error, 1)
+	go func() {
+		stopped <- e.a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: testPod("old")})
+	}()
+	close(release)
+	must(t, <-stopped)
+	e.waitPlugins("20-fine", "30-joining")
+
+	if n := testplugin.Count(e.records(), "fine", "RunPodSandbox"); n != 0 {
+		t.Errorf("the given-up RunPodSandbox reached a plugin %d times", n)
+	}
+	if n := testplugin.Count(e.records(), "fine", "StopPodSandbox"); n != 1 {
+		t.Errorf("StopPodSandbox reached 20-fine %d times, want 1 (teardown is never lost)", n)
 	}
 }
