@@ -17,9 +17,10 @@ import (
 const Version = "v0.12.5"
 
 // SyncFn lists the runtime's pods and containers and hands them to cb. It is
-// called once for every plugin that joins, while events wait: it must not
-// call the Adaptation's event methods, and pods still being created may be
-// listed with state POD_SANDBOX_UNKNOWN.
+// called once for every plugin that joins, while events wait (setup events
+// give up when their caller's context ends): it must not call the
+// Adaptation's event methods, and pods still being created may be listed
+// with state POD_SANDBOX_UNKNOWN.
 type SyncFn func(ctx context.Context, cb SyncCB) error
 
 // SyncCB synchronizes one plugin with the given state and returns the

@@ -35,7 +35,9 @@ func (d Deprecation) String() string {
 func (d Deprecation) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
 // DeprecationRecorder receives deprecation warnings; it has the reference's
-// shape, so a runtime's existing recorder needs at most a type conversion.
+// shape: a recorder written against this package's Deprecation compiles
+// unchanged; one typed against the reference's own Deprecation needs a
+// one-line adapter, since Go interfaces need identical types.
 type DeprecationRecorder interface {
 	PluginWarning(ctx context.Context, d Deprecation, plugin, details string)
 }
@@ -91,7 +93,8 @@ type deprecatedEventKey struct{}
 
 // DeprecatedEvent tells which event a deprecation warning is about: the
 // context nrikit hands a DeprecationRecorder carries it, so that a recorder
-// need not parse the details.
+// need not parse the details. Its Name() is the form the logs use
+// ("RunPodSandbox").
 func DeprecatedEvent(ctx context.Context) (api.Event, bool) {
 	ev, ok := ctx.Value(deprecatedEventKey{}).(api.Event)
 	return ev, ok

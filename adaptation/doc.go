@@ -7,6 +7,6 @@
 // CreateContainer, …) and Stop on shutdown. Each event is fanned out to the
 // subscribed plugins one at a time, in ascending index order, with a timeout
 // per plugin; what the event class allows a plugin to do when it fails is a
-// table (policy.go): setup events can fail, teardown and notification events
-// never block.
+// table: setup events can fail, teardown and notification events never
+// block (see the README's failure policy table).
 package adaptation

@@ -7,8 +7,8 @@ import (
 	"github.com/nrikit/nrikit/internal/merge"
 )
 
-// The runtime's per-event entry points. Each is a one-liner into relay; the
-// event policy table (policy.go) decides what a failing plugin does.
+// The runtime's per-event entry points. Each goes through relay; the event
+// policy table decides what a failing plugin does.
 
 // RunPodSandbox relays a pod's creation.
 func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRequest) error {

@@ -99,7 +99,9 @@ func WithRequestTimeout(d time.Duration) Option {
 	return positiveDuration("request timeout", d, func(o *options) { o.request = d })
 }
 
-// WithSyncTimeout bounds each Synchronize message sent to a plugin.
+// WithSyncTimeout bounds each Synchronize message sent to a plugin. Events
+// wait while a plugin synchronizes, so it also bounds how long a plugin that
+// hangs in Synchronize holds them back.
 func WithSyncTimeout(d time.Duration) Option {
 	return positiveDuration("sync timeout", d, func(o *options) { o.sync = d })
 }
