@@ -33,7 +33,8 @@ type PluginChange struct {
 	Plugin string `json:"plugin"`
 	Kind   string `json:"kind"`
 	// Phase is what the plugin was doing when it failed or left: "start",
-	// "register", "configure", "synchronize", an event's name, or empty.
+	// "register", "configure", "synchronize", an event's name; empty when
+	// it left while idle (connection lost, replaced, Stop) or was skipped.
 	Phase string `json:"phase,omitempty"`
 	// Reason says why it failed, left or was skipped, with the process's
 	// exit status when a launched plugin ended on its own.

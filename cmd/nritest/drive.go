@@ -112,9 +112,11 @@ func (d *driver) script() []step {
 // drive runs the script and records every step, calling pause (if set) once
 // before the teardown begins. After a setup event of an
 // object failed, the object's later setup and notification events are
-// skipped, as a runtime would, but it is still torn down.
+// skipped, as a runtime would, but it is still torn down. A container whose
+// creation was never attempted is not torn down either.
 func (d *driver) drive(ctx context.Context, rec *recorder) []EventReport {
 	failed := map[string]string{} // object ID: the event it failed
+	tried := map[string]bool{}    // object IDs with a step that ran
 	var out []EventReport
 	paused := false
 	for i, s := range d.script() {
@@ -135,7 +137,10 @@ func (d *driver) drive(ctx context.Context, rec *recorder) []EventReport {
 			r.Result, r.Skipped = resultSkipped, "the pod's "+failed[podID]+" failed"
 		case failed[s.id] != "" && !isTeardown(s.event):
 			r.Result, r.Skipped = resultSkipped, "its "+failed[s.id]+" failed"
+		case isTeardown(s.event) && !tried[s.id]:
+			r.Result, r.Skipped = resultSkipped, "never created"
 		default:
+			tried[s.id] = true
 			step := fmt.Sprintf("#%d %s %s", r.Seq, r.Event, r.Target)
 			d.st.setPhase(step)
 			rec.begin(s.event)

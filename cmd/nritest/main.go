@@ -82,9 +82,9 @@ nritest adds a plugin of its own, 99-nritest-owners: a validator that
 records which plugin set what in each CreateContainer (so that the report
 can attribute changes) and accepts everything. --no-owners leaves it out.
 
-Exit status: 0 if every plugin joined and stayed and every event and plugin
-call succeeded; 1 if one did not, or the run could not start; 2 on usage
-errors.
+Exit status: 1 if a plugin failed to join or was dropped, an event or a
+plugin call failed, or the run could not start; 2 on usage errors; 0
+otherwise. Skipped files and replaced plugins are reported, not failures.
 
 Flags (-flag and --flag are the same):
 `

@@ -53,13 +53,16 @@ func (c *pluginChanges) reports() []PluginChangeReport {
 	return append([]PluginChangeReport(nil), c.list...)
 }
 
-// troubles counts the changes that make a run fail: plugins that did not
+// troubles counts the changes that make a run fail: plugins that failed to
 // join, and plugins dropped before the end. A plugin replaced by a new
-// instance of itself is no trouble.
+// instance of itself is no trouble, nor a file skipped as no plugin: both
+// are listed all the same.
 func troubles(changes []PluginChangeReport) int {
 	n := 0
 	for _, c := range changes {
-		if c.Change != string(adaptation.PluginJoined) && !replaced(c) {
+		switch {
+		case c.Change == string(adaptation.PluginJoined), c.Change == string(adaptation.PluginSkipped), replaced(c):
+		default:
 			n++
 		}
 	}

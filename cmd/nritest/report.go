@@ -21,25 +21,27 @@ const sinceLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // Report is the outcome of one run; the text and JSON forms show the same.
 type Report struct {
-	Runtime        string               `json:"runtime"`
-	NRIVersion     string               `json:"nri_version"`
-	Plugins        string               `json:"plugin_source"` // where the plugins came from
-	Socket         string               `json:"socket,omitempty"`
-	RequestTimeout string               `json:"request_timeout"`
-	Workload       string               `json:"workload"`
-	Metadata       []string             `json:"workload_metadata,omitempty"` // "pod labels: app=demo", ...
-	Linger         string               `json:"linger,omitempty"`            // --linger, "(interrupted)" when cut short
-	Events         []EventReport        `json:"events"`
-	Outside        []Call               `json:"calls_outside_events,omitempty"`
-	SyncUpdates    []SyncUpdate         `json:"sync_updates,omitempty"`
-	Unsolicited    []UnsolicitedUpdate  `json:"unsolicited_updates,omitempty"`
-	Active         []PluginReport       `json:"plugins"`
-	PluginChanges  []PluginChangeReport `json:"plugin_changes,omitempty"`
-	Dropped        []string             `json:"dropped,omitempty"` // dropped before the end
-	Deprecations   []DeprecationReport  `json:"deprecations"`
-	FailedEvents   int                  `json:"failed_events"`
-	FailedCalls    int                  `json:"failed_calls"` // plugin calls not ok
-	OK             bool                 `json:"ok"`
+	Runtime         string               `json:"runtime"`
+	NRIVersion      string               `json:"nri_version"`
+	Plugins         string               `json:"plugin_source"` // where the plugins came from
+	Socket          string               `json:"socket,omitempty"`
+	RequestTimeout  string               `json:"request_timeout"`
+	RegisterTimeout string               `json:"registration_timeout"`
+	SyncTimeout     string               `json:"sync_timeout"`
+	Workload        string               `json:"workload"`
+	Metadata        []string             `json:"workload_metadata,omitempty"` // "pod labels: app=demo", ...
+	Linger          string               `json:"linger,omitempty"`            // --linger, "(interrupted)" when cut short
+	Events          []EventReport        `json:"events"`
+	Outside         []Call               `json:"calls_outside_events,omitempty"`
+	SyncUpdates     []SyncUpdate         `json:"sync_updates,omitempty"`
+	Unsolicited     []UnsolicitedUpdate  `json:"unsolicited_updates,omitempty"`
+	Active          []PluginReport       `json:"plugins"`
+	PluginChanges   []PluginChangeReport `json:"plugin_changes,omitempty"`
+	Dropped         []string             `json:"dropped,omitempty"` // dropped before the end
+	Deprecations    []DeprecationReport  `json:"deprecations"`
+	FailedEvents    int                  `json:"failed_events"`
+	FailedCalls     int                  `json:"failed_calls"` // plugin calls not ok
+	OK              bool                 `json:"ok"`
 }
 
 // EventReport is one lifecycle call of the runtime.
@@ -170,7 +172,8 @@ func (r *Report) writeText(w io.Writer) error {
 var trailingSpace = regexp.MustCompile(`(?m) +$`)
 
 func (r *Report) textHeader(w io.Writer) {
-	fmt.Fprintf(w, "nritest: simulated runtime %s (NRI %s), request timeout %s\n", r.Runtime, r.NRIVersion, r.RequestTimeout)
+	fmt.Fprintf(w, "nritest: simulated runtime %s (NRI %s), timeouts: request %s, registration %s, sync %s\n",
+		r.Runtime, r.NRIVersion, r.RequestTimeout, r.RegisterTimeout, r.SyncTimeout)
 	fmt.Fprintf(w, "  plugins:   %s\n", r.Plugins)
 	socket := "none (external plugins disabled; see --socket)"
 	if r.Socket != "" {
@@ -328,7 +331,7 @@ func (r *Report) textUnsolicited(w io.Writer) {
 	if len(r.Unsolicited) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "UNSOLICITED UPDATES (UpdateContainers from plugins, sender unknown to the runtime; accepted ones are not applied)")
+	fmt.Fprintln(w, "UNSOLICITED UPDATES (UpdateContainers from plugins, sender unknown to the runtime; nritest applies nothing)")
 	updateRows(w, r.Unsolicited)
 	fmt.Fprintln(w)
 }

@@ -273,6 +273,39 @@ func TestPluginFails(t *testing.T) {
 	}
 }
 
+// TestPodFails: when RunPodSandbox fails, the containers are never created,
+// so they are not torn down either; the pod is.
+func TestPodFails(t *testing.T) {
+	t.Parallel()
+	pluginDir := installTestPlugins(t, t.TempDir(), testplugin.Config{
+		Index: "40", Name: "nopods",
+		Behaviours: map[string]testplugin.Behaviour{"RunPodSandbox": {Fail: "no pods today"}},
+	})
+	r := runCmd(t, "--plugin-path", pluginDir)
+	if r.code != exitFailed {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	results := map[string]string{}
+	for _, row := range textRows(t, r.stdout) {
+		results[row.event+" "+row.target] = row.result
+	}
+	for step, want := range map[string]string{
+		"RunPodSandbox pod":       resultFailed,
+		"CreateContainer app":     resultSkipped,
+		"StopContainer app":       resultSkipped,
+		"RemoveContainer sidecar": resultSkipped,
+		"StopPodSandbox pod":      resultOK,
+		"RemovePodSandbox pod":    resultOK,
+	} {
+		if results[step] != want {
+			t.Errorf("%s: %q, want %q", step, results[step], want)
+		}
+	}
+	if !strings.Contains(r.stdout, "(not issued: never created)") {
+		t.Errorf("report does not say why the containers' teardown was not issued:\n%s", r.stdout)
+	}
+}
+
 // TestPluginTimeout: a plugin that times out on a notification is dropped;
 // the event itself succeeds, the run fails.
 func TestPluginTimeout(t *testing.T) {

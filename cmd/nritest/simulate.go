@@ -17,10 +17,12 @@ import (
 func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error) {
 	log := newLogger(stderr, cfg.verbose)
 	rep := &Report{
-		Runtime:        runtimeName + " " + runtimeVersion,
-		NRIVersion:     adaptation.Version,
-		Socket:         cfg.socket,
-		RequestTimeout: cfg.requestTimeout.String(),
+		Runtime:         runtimeName + " " + runtimeVersion,
+		NRIVersion:      adaptation.Version,
+		Socket:          cfg.socket,
+		RequestTimeout:  cfg.requestTimeout.String(),
+		RegisterTimeout: cfg.regTimeout.String(),
+		SyncTimeout:     cfg.syncTimeout.String(),
 	}
 	pluginDir, source := cfg.pluginPath, "pre-installed from "+cfg.pluginPath
 	switch {

@@ -27,7 +27,7 @@ func (r *Report) textSyncUpdates(w io.Writer) {
 	if len(r.SyncUpdates) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "SYNC UPDATES (returned from Synchronize by joining plugins, sender unknown to the runtime; accepted ones are not applied)")
+	fmt.Fprintln(w, "SYNC UPDATES (returned from Synchronize by joining plugins, sender unknown to the runtime; nritest applies nothing)")
 	updateRows(w, r.SyncUpdates)
 	fmt.Fprintln(w)
 }
