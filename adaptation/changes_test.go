@@ -112,7 +112,7 @@ func TestPluginChangesReported(t *testing.T) {
 		[2]string{"left CreateContainer: lost during CreateContainer", "exit status 3"})
 	expectChanges(t, changes, "30-noregister", [2]string{"failed register:", "exit status 7"})
 	expectChanges(t, changes, "noindex", [2]string{"skipped :", "between index and name"})
-	expectChanges(t, changes, "40-fails-to-start", [2]string{"failed start:", "no such file"})
+	expectChanges(t, changes, "40-fails-to-start", [2]string{"failed start:", "is the interpreter on its #! line missing?"})
 	expectChanges(t, changes, "50-ext", [2]string{"joined :", ""}, [2]string{"joined :", ""},
 		[2]string{"left :", "replaced"}, [2]string{"left :", "runtime shutting down"})
 	for _, c := range changes.all() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -39,6 +40,15 @@ type Process struct {
 
 	exited  chan struct{}
 	exitErr error // written once before exited is closed
+}
+
+// startHint explains the one start error that misleads: a script whose
+// interpreter (its #! line) is missing fails as if the script itself were.
+func startHint(path string, err error) string {
+	if _, statErr := os.Stat(path); errors.Is(err, fs.ErrNotExist) && statErr == nil {
+		return " (the file exists: is the interpreter on its #! line missing?)"
+	}
+	return ""
 }
 
 // Start runs the plugin with the other end of a fresh socketpair as its fd 3.
@@ -83,7 +93,7 @@ func Start(c Candidate) (*Process, error) {
 	}
 	if err := cmd.Start(); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("nrikit: start plugin %s: %w", id, err)
+		return nil, fmt.Errorf("nrikit: start plugin %s: %w%s", id, err, startHint(c.Path, err))
 	}
 
 	p := &Process{id: id, cmd: cmd, conn: conn, pgid: cmd.Process.Pid, exited: make(chan struct{})}
