@@ -119,9 +119,10 @@ func (a *Adaptation) watch(ctx context.Context, p *plugin) {
 	}()
 }
 
-// exitGrace is how long a plugin whose connection is gone is given to end,
-// so that its exit status can be reported; a crashed plugin has usually
-// exited by the time its socket reports EOF.
+// exitGrace is how long nrikit waits to learn how the process of a plugin
+// whose connection is gone ended, to report its exit status. A crashed
+// plugin has exited by the time its socket reports EOF, and a killed one is
+// reaped at once, so the wait is short unless a process will not die.
 const exitGrace = 250 * time.Millisecond
 
 func withExitStatus(err error, t transport) error {
