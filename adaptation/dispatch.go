@@ -78,7 +78,11 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}
 	log := p.log.WithField("event", ev.Name()).WithField("error", err.Error())
 	if f == failCanceled {
-		return fmt.Errorf("nrikit: %s canceled by the caller: %w", ev.Name(), context.Cause(ctx))
+		cause := context.Cause(ctx)
+		if cause == nil { // the plugin saw the caller's deadline pass a moment before we did
+			cause = context.DeadlineExceeded
+		}
+		return fmt.Errorf("nrikit: %s canceled by the caller: %w", ev.Name(), cause)
 	}
 	fails := pol.class == classValidation || pol.class == classSetup && (f == failError || f == failRejected || p.policy.FailRequest)
 	keep := f == failError || f == failRejected || f == failTimeout && p.policy.KeepConnected

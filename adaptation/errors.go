@@ -15,6 +15,9 @@ import (
 	"github.com/nrikit/nrikit/internal/merge"
 )
 
+// errCallerDeadline marks a call that ran out of the caller's time.
+var errCallerDeadline = errors.New("the caller's deadline passed")
+
 // Sentinel errors.
 var (
 	ErrAlreadyStarted  = errors.New("nrikit: adaptation already started")
@@ -64,7 +67,7 @@ func (f failure) outcome() Outcome {
 // its end is never blamed on a plugin.
 func classify(callerCtx context.Context, p *plugin, err error) failure {
 	switch {
-	case callerCtx.Err() != nil:
+	case callerCtx.Err() != nil, errors.Is(err, errCallerDeadline):
 		return failCanceled
 	case errors.Is(err, ErrRejected):
 		return failRejected

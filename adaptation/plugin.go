@@ -120,6 +120,7 @@ func (p *plugin) isClosed() bool {
 // counted from now: waiting for an earlier request of a slow plugin counts
 // against it, so a plugin cannot stretch an event beyond its deadline.
 func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(context.Context) error) error {
+	callerFirst := callerDeadlineFirst(ctx, timeout)
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrPluginTimeout)
 	defer cancel()
 	select {
@@ -134,10 +135,22 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 		return ErrPluginClosed
 	}
 	err := fn(ctx)
-	if err != nil && timedOut(ctx, err) {
-		return fmt.Errorf("%w after %v: %w", ErrPluginTimeout, timeout, err)
+	switch {
+	case err == nil || !timedOut(ctx, err):
+		return err
+	case callerFirst:
+		return fmt.Errorf("%w: %w", errCallerDeadline, err)
 	}
-	return err
+	return fmt.Errorf("%w after %v: %w", ErrPluginTimeout, timeout, err)
+}
+
+// callerDeadlineFirst tells whether ctx ends no later than a call's own
+// timeout would. The plugin gets that deadline and may give up on it a
+// moment before we do: its answer is then the caller's deadline, not a
+// plugin timeout.
+func callerDeadlineFirst(ctx context.Context, timeout time.Duration) bool {
+	d, ok := ctx.Deadline()
+	return ok && !d.After(time.Now().Add(timeout))
 }
 
 // close disconnects the plugin at once; it is idempotent.

@@ -55,3 +55,26 @@ func TestTimedOut(t *testing.T) {
 		}
 	}
 }
+
+// A plugin answers "deadline exceeded" on its copy of the call's deadline,
+// which may pass a moment before ours. Whose deadline it was decides whether
+// the plugin is to blame: the caller's is not the plugin's fault.
+func TestRemoteDeadlineBlame(t *testing.T) {
+	p := newPlugin("10", "remote", kindBuiltin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
+	remote := func(context.Context) error { return status.Error(codes.DeadlineExceeded, "plugin gave up") }
+	for _, c := range []struct {
+		name           string
+		caller, plugin time.Duration
+		want           failure
+	}{
+		{"the caller's deadline came first", time.Minute, time.Hour, failCanceled},
+		{"the request timeout came first", time.Hour, time.Minute, failTimeout},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), c.caller)
+		err := p.invoke(ctx, c.plugin, remote)
+		if got := classify(ctx, p, err); got != c.want {
+			t.Errorf("%s: %v classified as %v, want %v", c.name, err, got.outcome(), c.want.outcome())
+		}
+		cancel()
+	}
+}
