@@ -18,18 +18,33 @@ import (
 // errCallerDeadline marks a call that ran out of the caller's time.
 var errCallerDeadline = errors.New("the caller's deadline passed")
 
-// Sentinel errors.
+// Sentinel errors, for errors.Is. Plugin failures that fail an event come
+// wrapped in a *PluginError naming the plugin and the event.
 var (
-	ErrAlreadyStarted  = errors.New("nrikit: adaptation already started")
-	ErrPluginClosed    = errors.New("nrikit: plugin closed")
-	ErrPluginTimeout   = errors.New("nrikit: plugin timed out")
-	ErrRejected        = errors.New("nrikit: adjustment rejected")
-	ErrBadSocketPath   = errors.New("nrikit: socket path is not a socket")
-	ErrRegistration    = errors.New("nrikit: plugin registration failed")
+	// ErrAlreadyStarted: Start on a started Adaptation.
+	ErrAlreadyStarted = errors.New("nrikit: adaptation already started")
+	// ErrPluginClosed: a call to a plugin that was disconnected meanwhile.
+	ErrPluginClosed = errors.New("nrikit: plugin closed")
+	// ErrPluginTimeout: a plugin did not answer within its timeout.
+	ErrPluginTimeout = errors.New("nrikit: plugin timed out")
+	// ErrRejected: a validator rejected CreateContainer's merged adjustment.
+	ErrRejected = errors.New("nrikit: adjustment rejected")
+	// ErrBadSocketPath: Start found something other than a socket at the
+	// socket path, and did not remove it.
+	ErrBadSocketPath = errors.New("nrikit: socket path is not a socket")
+	// ErrRegistration: an external plugin failed to register (in logs and
+	// PluginChange reasons only; no method returns it).
+	ErrRegistration = errors.New("nrikit: plugin registration failed")
+	// ErrUnsupportedSync: a plugin mishandled a Synchronize split into
+	// several messages (in logs and PluginChange reasons).
 	ErrUnsupportedSync = errors.New("nrikit: plugin does not handle split sync requests")
-	ErrInvalidRequest  = errors.New("nrikit: invalid request")
-	ErrRemoved         = errors.New("nrikit: already removed")
-	// ErrConflict: two plugins' adjustments or updates claim the same thing.
+	// ErrInvalidRequest: an event method got a request naming no pod or
+	// container.
+	ErrInvalidRequest = errors.New("nrikit: invalid request")
+	// ErrRemoved: a setup event for a pod or container already removed.
+	ErrRemoved = errors.New("nrikit: already removed")
+	// ErrConflict: two plugins' adjustments or updates claim the same thing
+	// (CreateContainer, UpdateContainer).
 	ErrConflict = merge.ErrConflict
 )
 
