@@ -3,6 +3,8 @@ package adaptation
 import (
 	"context"
 	"sync"
+
+	"github.com/nrikit/nrikit/internal/wake"
 )
 
 // barrier keeps event fan-outs and plugin synchronizations apart: any
@@ -14,9 +16,9 @@ type barrier struct {
 	syncs sync.Mutex // one synchronization at a time
 
 	mu      sync.Mutex
-	events  int           // fan-outs in progress
-	syncing bool          // a synchronization runs or waits for fan-outs to end
-	changed chan struct{} // closed when events or syncing change; made when someone waits
+	events  int         // fan-outs in progress
+	syncing bool        // a synchronization runs or waits for fan-outs to end
+	changed wake.Signal // when events or syncing change
 }
 
 // enterEvent waits until no synchronization runs or waits, or until ctx
@@ -24,7 +26,7 @@ type barrier struct {
 func (b *barrier) enterEvent(ctx context.Context) (release func(), err error) {
 	b.mu.Lock()
 	for b.syncing {
-		wait := b.waitChan()
+		wait := b.changed.Wait()
 		b.mu.Unlock()
 		select {
 		case <-wait:
@@ -43,7 +45,7 @@ func (b *barrier) leaveEvent() {
 	defer b.mu.Unlock()
 	b.events--
 	if b.events == 0 {
-		b.signal()
+		b.changed.Broadcast()
 	}
 }
 
@@ -54,7 +56,7 @@ func (b *barrier) enterSync() (release func()) {
 	b.mu.Lock()
 	b.syncing = true
 	for b.events > 0 {
-		wait := b.waitChan()
+		wait := b.changed.Wait()
 		b.mu.Unlock()
 		<-wait
 		b.mu.Lock()
@@ -66,23 +68,7 @@ func (b *barrier) enterSync() (release func()) {
 func (b *barrier) leaveSync() {
 	b.mu.Lock()
 	b.syncing = false
-	b.signal()
+	b.changed.Broadcast()
 	b.mu.Unlock()
 	b.syncs.Unlock()
-}
-
-// waitChan returns a channel closed at the next change. Called with mu held.
-func (b *barrier) waitChan() <-chan struct{} {
-	if b.changed == nil {
-		b.changed = make(chan struct{})
-	}
-	return b.changed
-}
-
-// signal wakes the waiters. Called with mu held.
-func (b *barrier) signal() {
-	if b.changed != nil {
-		close(b.changed)
-		b.changed = nil
-	}
 }

@@ -245,6 +245,26 @@ func TestPluginFails(t *testing.T) {
 		Index: "40", Name: "failer",
 		Behaviours: map[string]testplugin.Behaviour{"StartContainer": {Fail: "no start today"}},
 	})
+	r := runFailing(t, pluginDir, map[string]string{
+		"StartContainer app":      resultFailed,
+		"PostStartContainer app":  resultSkipped,
+		"UpdateContainer app":     resultSkipped,
+		"StopContainer app":       resultOK,
+		"StartContainer sidecar":  resultFailed,
+		"RemovePodSandbox pod":    resultOK,
+		"CreateContainer sidecar": resultOK,
+	})
+	for _, want := range []string{"40-failer error", "error: ", "no start today", "(not issued: its StartContainer failed)", "RESULT: FAILED"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// runFailing runs nritest on pluginDir, expects the run to fail, and checks
+// the result of the given steps ("EVENT TARGET").
+func runFailing(t *testing.T, pluginDir string, want map[string]string) result {
+	t.Helper()
 	r := runCmd(t, "--plugin-path", pluginDir)
 	if r.code != exitFailed {
 		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -253,24 +273,12 @@ func TestPluginFails(t *testing.T) {
 	for _, row := range textRows(t, r.stdout) {
 		results[row.event+" "+row.target] = row.result
 	}
-	for step, want := range map[string]string{
-		"StartContainer app":      resultFailed,
-		"PostStartContainer app":  resultSkipped,
-		"UpdateContainer app":     resultSkipped,
-		"StopContainer app":       resultOK,
-		"StartContainer sidecar":  resultFailed,
-		"RemovePodSandbox pod":    resultOK,
-		"CreateContainer sidecar": resultOK,
-	} {
-		if results[step] != want {
-			t.Errorf("%s: %q, want %q", step, results[step], want)
+	for step, w := range want {
+		if results[step] != w {
+			t.Errorf("%s: %q, want %q", step, results[step], w)
 		}
 	}
-	for _, want := range []string{"40-failer error", "error: ", "no start today", "(not issued: its StartContainer failed)", "RESULT: FAILED"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("report lacks %q:\n%s", want, r.stdout)
-		}
-	}
+	return r
 }
 
 // TestPodFails: when RunPodSandbox fails, the containers are never created,
@@ -281,26 +289,14 @@ func TestPodFails(t *testing.T) {
 		Index: "40", Name: "nopods",
 		Behaviours: map[string]testplugin.Behaviour{"RunPodSandbox": {Fail: "no pods today"}},
 	})
-	r := runCmd(t, "--plugin-path", pluginDir)
-	if r.code != exitFailed {
-		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	results := map[string]string{}
-	for _, row := range textRows(t, r.stdout) {
-		results[row.event+" "+row.target] = row.result
-	}
-	for step, want := range map[string]string{
+	r := runFailing(t, pluginDir, map[string]string{
 		"RunPodSandbox pod":       resultFailed,
 		"CreateContainer app":     resultSkipped,
 		"StopContainer app":       resultSkipped,
 		"RemoveContainer sidecar": resultSkipped,
 		"StopPodSandbox pod":      resultOK,
 		"RemovePodSandbox pod":    resultOK,
-	} {
-		if results[step] != want {
-			t.Errorf("%s: %q, want %q", step, results[step], want)
-		}
-	}
+	})
 	if !strings.Contains(r.stdout, "(not issued: never created)") {
 		t.Errorf("report does not say why the containers' teardown was not issued:\n%s", r.stdout)
 	}

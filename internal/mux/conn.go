@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/wake"
 )
 
 // conn is one logical connection. The trunk reader queues received payloads
@@ -24,11 +26,11 @@ type conn struct {
 	closing chan struct{} // closed by shut
 
 	mu       sync.Mutex
-	queue    [][]byte      // unread payloads; queue[0] may be partly read
-	queued   int           // unread bytes in queue
-	changed  chan struct{} // closed when the state changes; made only when someone waits
-	closeErr error         // why the connection is closed, nil while open
-	endErr   error         // why the trunk ended; reported once queue is empty
+	queue    [][]byte    // unread payloads; queue[0] may be partly read
+	queued   int         // unread bytes in queue
+	changed  wake.Signal // when the state changes
+	closeErr error       // why the connection is closed, nil while open
+	endErr   error       // why the trunk ended; reported once queue is empty
 }
 
 var _ net.Conn = (*conn)(nil)
@@ -80,7 +82,7 @@ func (c *conn) tryRead(b []byte) (int, <-chan struct{}, error) {
 	case c.endErr != nil:
 		return 0, nil, c.opError("read", c.endErr)
 	}
-	return 0, c.waitChan(), nil
+	return 0, c.changed.Wait(), nil
 }
 
 // dequeue copies queued bytes into b. Called with mu held and queue
@@ -98,27 +100,9 @@ func (c *conn) dequeue(b []byte) int {
 		}
 		c.queue[0] = nil // let the payload be collected
 		c.queue = c.queue[1:]
-		c.signal()
+		c.changed.Broadcast()
 	}
 	return n
-}
-
-// waitChan returns a channel that closes at the next change of state.
-// Called with mu held.
-func (c *conn) waitChan() <-chan struct{} {
-	if c.changed == nil {
-		c.changed = make(chan struct{})
-	}
-	return c.changed
-}
-
-// signal wakes everyone waiting for a change. Most changes have nobody
-// waiting, and then cost nothing. Called with mu held.
-func (c *conn) signal() {
-	if c.changed != nil {
-		close(c.changed)
-		c.changed = nil
-	}
 }
 
 // full reports whether the trunk reader must wait before queueing more: the
@@ -136,7 +120,7 @@ func (c *conn) deliver(p []byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.closeErr == nil && c.full() {
-		wait := c.waitChan()
+		wait := c.changed.Wait()
 		c.mu.Unlock()
 		select {
 		case <-wait:
@@ -149,7 +133,7 @@ func (c *conn) deliver(p []byte) bool {
 	if c.closeErr == nil {
 		c.queue = append(c.queue, p)
 		c.queued += len(p)
-		c.signal()
+		c.changed.Broadcast()
 	}
 	return true
 }
@@ -160,7 +144,7 @@ func (c *conn) end(err error) {
 	defer c.mu.Unlock()
 	if c.endErr == nil {
 		c.endErr = err
-		c.signal()
+		c.changed.Broadcast()
 	}
 }
 
@@ -175,7 +159,7 @@ func (c *conn) shut(err error) bool {
 	c.closeErr = err
 	c.queue, c.queued = nil, 0
 	close(c.closing)
-	c.signal()
+	c.changed.Broadcast()
 	return true
 }
 
