@@ -14,6 +14,7 @@ import (
 func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRequest) error {
 	release, err := a.setupBarrier(ctx, api.Event_RUN_POD_SANDBOX)
 	if err != nil {
+		a.lifecycle.podGivenUp(req.GetPod())
 		return err
 	}
 	defer release()
@@ -68,6 +69,7 @@ func (a *Adaptation) RemovePodSandbox(ctx context.Context, req *api.RemovePodSan
 func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContainerRequest) (*api.CreateContainerResponse, error) {
 	release, err := a.setupBarrier(ctx, api.Event_CREATE_CONTAINER)
 	if err != nil {
+		a.lifecycle.containerGivenUp(req.GetContainer())
 		return nil, err
 	}
 	defer release()

@@ -77,6 +77,18 @@ func (l *lifecycle) containerCreating(ctr *api.Container) {
 
 func (l *lifecycle) containerCreated(ctr *api.Container, ok bool) { l.ran(l.ctrs, ctr.GetId(), ok) }
 
+// podGivenUp and containerGivenUp record a creation that reached no plugin:
+// the runtime's undo (its stop and removal) must not reach them either.
+func (l *lifecycle) podGivenUp(pod *api.PodSandbox) {
+	l.podStarting(pod)
+	l.podRan(pod, false)
+}
+
+func (l *lifecycle) containerGivenUp(ctr *api.Container) {
+	l.containerCreating(ctr)
+	l.containerCreated(ctr, false)
+}
+
 func (l *lifecycle) podRan(pod *api.PodSandbox, ok bool) { l.ran(l.pods, pod.GetId(), ok) }
 
 // ran records whether the creation fan-out of a pod or container succeeded.
