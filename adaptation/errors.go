@@ -78,32 +78,23 @@ func (f failure) outcome() Outcome {
 	return [...]Outcome{OutcomeError, OutcomeTimeout, OutcomeLost, OutcomeCanceled, OutcomeRejected}[f]
 }
 
-// classify decides whose fault err is. callerCtx is the runtime's context:
-// its end is never blamed on a plugin.
+// classify decides whose fault err is, trusting what invoke decided about
+// deadlines first. callerCtx is the runtime's context: its end is never
+// blamed on a plugin.
 func classify(callerCtx context.Context, p *plugin, err error) failure {
 	switch {
-	case callerCtx.Err() != nil, errors.Is(err, errCallerDeadline):
+	case errors.Is(err, errCallerDeadline):
+		return failCanceled
+	case errors.Is(err, ErrPluginTimeout):
+		return failTimeout
+	case callerCtx.Err() != nil:
 		return failCanceled
 	case errors.Is(err, ErrRejected):
 		return failRejected
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrPluginTimeout),
-		status.Code(err) == codes.DeadlineExceeded:
-		return failTimeout
 	case isConnectionError(err) || p.isClosed():
 		return failLost
 	}
 	return failError
-}
-
-// timedOut tells whether a call under ctx failed for its own deadline: the
-// local one, or the plugin's copy of it (ttrpc carries the deadline, so the
-// plugin may give up a moment before we do). Any other error stays what it
-// is even when the deadline has passed meanwhile: a reply that came in time
-// but could not be merged is the plugin's error, not a timeout.
-func timedOut(ctx context.Context, err error) bool {
-	deadline := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrPluginTimeout) ||
-		status.Code(err) == codes.DeadlineExceeded
-	return deadline && (context.Cause(ctx) == ErrPluginTimeout || ctx.Err() == nil)
 }
 
 func isConnectionError(err error) bool {

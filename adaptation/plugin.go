@@ -135,22 +135,19 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 		return ErrPluginClosed
 	}
 	err := fn(ctx)
-	switch {
-	case err == nil || !timedOut(ctx, err):
-		return err
-	case callerFirst:
+	if err == nil {
+		return nil
+	}
+	// Marked here, where the deadlines are known, so that classify need not
+	// guess: a reply that came in time but failed later (say, in the merge)
+	// stays the plugin's error.
+	switch whoseDeadline(ctx, err, callerFirst) {
+	case ownDeadline:
+		return fmt.Errorf("%w after %v: %w", ErrPluginTimeout, timeout, err)
+	case callerDeadline:
 		return fmt.Errorf("%w: %w", errCallerDeadline, err)
 	}
-	return fmt.Errorf("%w after %v: %w", ErrPluginTimeout, timeout, err)
-}
-
-// callerDeadlineFirst tells whether ctx ends no later than a call's own
-// timeout would. The plugin gets that deadline and may give up on it a
-// moment before we do: its answer is then the caller's deadline, not a
-// plugin timeout.
-func callerDeadlineFirst(ctx context.Context, timeout time.Duration) bool {
-	d, ok := ctx.Deadline()
-	return ok && !d.After(time.Now().Add(timeout))
+	return err
 }
 
 // close disconnects the plugin at once; it is idempotent.

@@ -32,48 +32,57 @@ func TestLateFailureIsNotATimeout(t *testing.T) {
 	}
 }
 
-func TestTimedOut(t *testing.T) {
-	expired, cancel := context.WithTimeoutCause(context.Background(), 0, ErrPluginTimeout)
+// lateTimer is a context whose deadline has passed but whose timer has not
+// fired yet, as on a loaded machine.
+type lateTimer struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c lateTimer) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func TestWhoseDeadline(t *testing.T) {
+	ours, cancel := context.WithTimeoutCause(context.Background(), 0, ErrPluginTimeout)
 	defer cancel()
-	<-expired.Done()
-	live := context.Background()
+	<-ours.Done()
+	callers, cancel2 := context.WithTimeout(context.Background(), 0)
+	defer cancel2()
+	<-callers.Done()
+	late := lateTimer{context.Background(), time.Now().Add(-time.Millisecond)}
+	far, cancel3 := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel3()
 	remote := status.Error(codes.DeadlineExceeded, "plugin gave up")
 	for _, c := range []struct {
-		name string
-		ctx  context.Context
-		err  error
-		want bool
+		name        string
+		ctx         context.Context
+		err         error
+		callerFirst bool
+		want        deadlineOwner
 	}{
-		{"local deadline", expired, context.DeadlineExceeded, true},
-		{"plugin's copy of the deadline", live, remote, true},
-		{"remote deadline after ours", expired, remote, true},
-		{"other error after the deadline", expired, errors.New("bad reply"), false},
-		{"other error in time", live, errors.New("bad reply"), false},
+		{"our timer fired", ours, context.DeadlineExceeded, false, ownDeadline},
+		{"the caller's deadline fired", callers, context.DeadlineExceeded, true, callerDeadline},
+		{"the plugin's copy of our timeout, our timer late", late, remote, false, ownDeadline},
+		{"the plugin's copy of the caller's deadline, our timer late", late, remote, true, callerDeadline},
+		{"the plugin's own deadline error, long before ours", far, remote, false, noDeadline},
+		{"another error after our deadline", ours, errors.New("bad reply"), false, noDeadline},
+		{"another error in time", far, errors.New("bad reply"), false, noDeadline},
 	} {
-		if got := timedOut(c.ctx, c.err); got != c.want {
-			t.Errorf("%s: timedOut = %v, want %v", c.name, got, c.want)
+		if got := whoseDeadline(c.ctx, c.err, c.callerFirst); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
 }
 
-// A plugin answers "deadline exceeded" on its copy of the call's deadline,
-// which may pass a moment before ours. Whose deadline it was decides whether
-// the plugin is to blame: the caller's is not the plugin's fault.
-func TestRemoteDeadlineBlame(t *testing.T) {
+// A plugin that answers "deadline exceeded" at once, for a reason of its
+// own, failed the call: it neither timed out nor met the caller's deadline.
+func TestOwnDeadlineErrorIsThePlugins(t *testing.T) {
 	p := newPlugin("10", "remote", kindBuiltin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
-	remote := func(context.Context) error { return status.Error(codes.DeadlineExceeded, "plugin gave up") }
-	for _, c := range []struct {
-		name           string
-		caller, plugin time.Duration
-		want           failure
-	}{
-		{"the caller's deadline came first", time.Minute, time.Hour, failCanceled},
-		{"the request timeout came first", time.Hour, time.Minute, failTimeout},
-	} {
-		ctx, cancel := context.WithTimeout(context.Background(), c.caller)
-		err := p.invoke(ctx, c.plugin, remote)
-		if got := classify(ctx, p, err); got != c.want {
-			t.Errorf("%s: %v classified as %v, want %v", c.name, err, got.outcome(), c.want.outcome())
+	remote := func(context.Context) error { return status.Error(codes.DeadlineExceeded, "my database timed out") }
+	for _, caller := range []time.Duration{time.Minute, time.Hour} {
+		ctx, cancel := context.WithTimeout(context.Background(), caller)
+		err := p.invoke(ctx, 30*time.Minute, remote)
+		if got := classify(ctx, p, err); got != failError {
+			t.Errorf("caller deadline in %v: %v classified as %v, want an error", caller, err, got.outcome())
 		}
 		cancel()
 	}

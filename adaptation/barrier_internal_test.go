@@ -1,0 +1,123 @@
+package adaptation
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// waitUntil waits, on the barrier's own wake-ups, until cond holds.
+func waitUntil(t *testing.T, b *barrier, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		b.mu.Lock()
+		ok, ch := cond(), b.changed.Wait()
+		b.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("barrier never got to: %s", what)
+		}
+	}
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// Fan-outs held back by one synchronization go before the next one: plugins
+// joining one after another cannot keep events out.
+func TestBarrierHeldEventsGoBeforeTheNextSync(t *testing.T) {
+	b := &barrier{}
+	leave1 := b.enterSync()
+
+	entered, finish := make(chan struct{}), make(chan struct{})
+	go func() {
+		release, err := b.enterEvent(context.Background())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		close(entered)
+		<-finish
+		release()
+	}()
+	waitUntil(t, b, "an event held back", func() bool { return b.held == 1 })
+
+	synced, leave2 := make(chan struct{}), make(chan func(), 1)
+	go func() {
+		leave2 <- b.enterSync()
+		close(synced)
+	}()
+	waitUntil(t, b, "a second sync waiting", func() bool { return b.syncsWaiting == 1 })
+
+	leave1()
+	<-entered
+	if isClosed(synced) {
+		t.Fatal("the second sync started while the held-back event ran")
+	}
+	close(finish)
+	<-synced
+	(<-leave2)()
+}
+
+// A fan-out whose caller gives up while a synchronization runs leaves the
+// barrier as it found it.
+func TestBarrierEventGivesUp(t *testing.T) {
+	b := &barrier{}
+	leave := b.enterSync()
+	ctx, cancel := context.WithCancel(context.Background())
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := b.enterEvent(ctx)
+		gaveUp <- err
+	}()
+	waitUntil(t, b, "an event held back", func() bool { return b.held == 1 })
+	cancel()
+	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
+		t.Errorf("enterEvent = %v, want the caller's cancel", err)
+	}
+	leave()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.held != 0 || b.events != 0 || b.syncing {
+		t.Errorf("barrier left with held %d, events %d, syncing %v", b.held, b.events, b.syncing)
+	}
+}
+
+// A synchronization waits for the fan-outs in progress, and new ones wait
+// for it.
+func TestBarrierSyncWaitsForEvents(t *testing.T) {
+	b := &barrier{}
+	release, err := b.enterEvent(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	synced, leave := make(chan struct{}), make(chan func(), 1)
+	go func() {
+		leave <- b.enterSync()
+		close(synced)
+	}()
+	waitUntil(t, b, "the sync closing the barrier", func() bool { return b.syncing })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.enterEvent(ctx); err == nil {
+		t.Error("a new event entered while a sync waited")
+	}
+	if isClosed(synced) {
+		t.Fatal("the sync started while an event ran")
+	}
+	release()
+	<-synced
+	(<-leave)()
+}

@@ -1,0 +1,61 @@
+package adaptation
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// deadlineOwner says whose deadline ended a plugin call.
+type deadlineOwner int
+
+const (
+	noDeadline     deadlineOwner = iota // the call failed for another reason
+	ownDeadline                         // the call's own timeout: the plugin's fault
+	callerDeadline                      // the runtime caller's context: nobody's fault
+)
+
+// remoteDeadlineSlack is how close to the call's deadline a plugin's own
+// "deadline exceeded" answer must come to count as the call's deadline. The
+// plugin's copy of the deadline passes after ours (it is sent as a duration),
+// so its answer comes once ours has passed, or as good as: our timer may fire
+// late on a loaded machine. Earlier, it is an error of the plugin's own.
+const remoteDeadlineSlack = 10 * time.Millisecond
+
+// whoseDeadline tells whose deadline, if any, ended a call under ctx (the
+// call's own context) that failed with err. callerFirst says whether the
+// caller's deadline comes before the call's timeout.
+func whoseDeadline(ctx context.Context, err error, callerFirst bool) deadlineOwner {
+	remote := status.Code(err) == codes.DeadlineExceeded
+	local := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrPluginTimeout)
+	switch {
+	case !remote && !local:
+		return noDeadline
+	case ctx.Err() != nil:
+		if context.Cause(ctx) == ErrPluginTimeout {
+			return ownDeadline
+		}
+		return callerDeadline
+	case remote && nearDeadline(ctx):
+		if callerFirst {
+			return callerDeadline
+		}
+		return ownDeadline
+	}
+	return noDeadline
+}
+
+func nearDeadline(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && time.Until(d) <= remoteDeadlineSlack
+}
+
+// callerDeadlineFirst tells whether ctx ends no later than a call's own
+// timeout would.
+func callerDeadlineFirst(ctx context.Context, timeout time.Duration) bool {
+	d, ok := ctx.Deadline()
+	return ok && !d.After(time.Now().Add(timeout))
+}
