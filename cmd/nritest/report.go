@@ -425,7 +425,7 @@ func (r *Report) textSummary(w io.Writer) {
 	if !r.OK {
 		verdict = "FAILED"
 	}
-	fmt.Fprintf(w, "RESULT: %s: %d events (%d failed, %d skipped), %d plugin calls (%d failed); plugins that did not join or left: %d; deprecations: %s",
+	fmt.Fprintf(w, "RESULT: %s: %d events (%d failed, %d skipped), %d plugin calls (%d failed); plugins that failed to join or were dropped: %d; deprecations: %s",
 		verdict, len(r.Events), r.FailedEvents, skipped, calls, r.FailedCalls, troubles(r.PluginChanges), deprecated(r.Deprecations))
 	if n := len(r.SyncUpdates); n > 0 {
 		fmt.Fprintf(w, "; sync updates: %d (%d failed)", n, failedUpdates(r.SyncUpdates))
