@@ -126,16 +126,15 @@ func policyMessage(what string, f failure, keep, fails, keptByPolicy bool) strin
 // drop removes p from the dispatch list and disconnects it, because of f
 // during the event phase (empty when its connection broke while idle).
 func (a *Adaptation) drop(p *plugin, phase string, f failure) {
-	if !a.registry.remove(p) {
-		a.forget(p)
-		p.close()
-		return
-	}
-	a.opts.metrics.PluginCount(a.registry.len())
+	removed := a.registry.remove(p)
 	a.forget(p)
 	// Closing kills a launched plugin that still runs, so that its exit
 	// status comes at once; one that crashed keeps the status it had.
 	p.close()
+	if !removed {
+		return // another path dropped it, and reports it
+	}
+	a.opts.metrics.PluginCount(a.registry.len())
 	reason := "connection lost"
 	if phase != "" {
 		reason = string(f.outcome()) + " during " + phase
