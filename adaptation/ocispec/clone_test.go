@@ -18,7 +18,7 @@ func TestCloneSpec(t *testing.T) {
 	if !reflect.DeepEqual(c, s) {
 		t.Fatalf("copy differs:\n%s", lineDiff(string(specJSON(t, s)), string(specJSON(t, c))))
 	}
-	if c.Process.Env == nil || c.Linux.Sysctl == nil || c.Linux.Seccomp == nil {
+	if c.Process.Env == nil || c.Linux.Sysctl == nil {
 		t.Error("empty became nil")
 	}
 	c.Process.Args[0] = "changed"
