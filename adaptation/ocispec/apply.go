@@ -21,7 +21,8 @@ type Applier struct {
 	// AnnotationFilter gets a copy of the adjustment's annotations, removal
 	// markers included, and returns the ones to apply, or an error that
 	// fails the application (e.g. for an annotation the runtime disallows).
-	// Nil applies them all.
+	// It is called for every adjustment, also one without annotations (with
+	// nil), as in the reference. Nil applies them all.
 	AnnotationFilter func(annotations map[string]string) (map[string]string, error)
 	// CDIDeviceInjector injects the adjustment's CDI devices, by fully
 	// qualified name, into spec. Nil leaves them to the runtime (see
