@@ -34,8 +34,8 @@ func deepCopy(dst, src reflect.Value) {
 	case reflect.Struct:
 		dst.Set(src)
 		for i := 0; i < src.NumField(); i++ {
-			if dst.Field(i).CanSet() {
-				deepCopy(dst.Field(i), src.Field(i))
+			if f := dst.Field(i); f.CanSet() && !plain(f.Kind()) {
+				deepCopy(f, src.Field(i))
 			}
 		}
 	case reflect.Slice:
@@ -43,8 +43,12 @@ func deepCopy(dst, src reflect.Value) {
 			return
 		}
 		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
-		for i := 0; i < src.Len(); i++ {
-			deepCopy(s.Index(i), src.Index(i))
+		if plain(src.Type().Elem().Kind()) {
+			reflect.Copy(s, src)
+		} else {
+			for i := 0; i < src.Len(); i++ {
+				deepCopy(s.Index(i), src.Index(i))
+			}
 		}
 		dst.Set(s)
 	case reflect.Array:
@@ -73,4 +77,13 @@ func deepCopy(dst, src reflect.Value) {
 	default:
 		dst.Set(src)
 	}
+}
+
+// plain kinds hold no references: assigning copies them.
+func plain(k reflect.Kind) bool {
+	switch k {
+	case reflect.Pointer, reflect.Struct, reflect.Slice, reflect.Array, reflect.Map, reflect.Interface:
+		return false
+	}
+	return true
 }
