@@ -41,6 +41,8 @@ func (r *recorder) applier() Applier {
 		},
 		CDIDeviceInjector: func(s *rspec.Spec, names []string) error {
 			// what the plugins' edits before it have done: env is in, devices are not
+			ensureProcess(s)
+			ensureLinux(s)
 			r.calls = append(r.calls, fmt.Sprintf("cdi %v env=%v devices=%d", names, s.Process.Env, len(s.Linux.Devices)))
 			s.Linux.Devices = append(s.Linux.Devices, rspec.LinuxDevice{Path: "/dev/gpu0", Type: "c", Major: 195})
 			s.Mounts = append(s.Mounts, rspec.Mount{Destination: "/usr/lib/gpu", Source: "/opt/gpu", Type: "bind"})
@@ -48,9 +50,17 @@ func (r *recorder) applier() Applier {
 			return r.fail("cdi")
 		},
 		ResourceChecker: func(res *rspec.LinuxResources) error {
+			if res == nil {
+				r.calls = append(r.calls, "check nil")
+				return r.fail("check")
+			}
+			mem := res.Memory
+			if mem == nil {
+				mem = &rspec.LinuxMemory{}
+			}
 			r.calls = append(r.calls, fmt.Sprintf("check limit=%s swap=%s hugepages=%d blockio=%v devices=%d",
-				show(res.Memory.Limit), show(res.Memory.Swap), len(res.HugepageLimits), res.BlockIO != nil, len(res.Devices)))
-			res.Memory.Swap = nil
+				show(mem.Limit), show(mem.Swap), len(res.HugepageLimits), res.BlockIO != nil, len(res.Devices)))
+			mem.Swap = nil
 			res.HugepageLimits = nil
 			return r.fail("check")
 		},
