@@ -1,6 +1,6 @@
 // Package interoptest builds the programs under testdata/interop for tests:
-// the plugins on the reference stub (modern, legacy) and the side-by-side
-// check. Each of those directories is a Go module of its own that requires
+// the plugins on the reference stub (modern, legacy), the side-by-side
+// check, and the comparison with the reference's spec generator (specgen). Each of those directories is a Go module of its own that requires
 // the reference module github.com/containerd/nri, so the main module never
 // imports it; building one needs that module in the module cache or a
 // reachable module proxy.
