@@ -12,21 +12,40 @@ import (
 // errNilSpec is not an ErrInvalidAdjustment: the caller, not a plugin, is wrong.
 var errNilSpec = errors.New("ocispec: nil spec")
 
-// Applier applies adjustments and updates. Its resolvers cover the
-// class-based resources a spec cannot express by itself; the zero value is
-// what Apply and ApplyResources use.
+// Applier applies adjustments and updates, with the runtime's own rules
+// plugged in. Each hook is optional and is called at the point of the
+// application where the reference's spec generator calls its counterpart
+// (see the package documentation, "Runtime hooks"); the zero value is what
+// Apply and ApplyResources use.
 type Applier struct {
+	// AnnotationFilter gets a copy of the adjustment's annotations, removal
+	// markers included, and returns the ones to apply, or an error that
+	// fails the application (e.g. for an annotation the runtime disallows).
+	// It is called for every adjustment, also one without annotations (with
+	// nil), as in the reference. Nil applies them all.
+	AnnotationFilter func(annotations map[string]string) (map[string]string, error)
+	// CDIDeviceInjector injects the adjustment's CDI devices, by fully
+	// qualified name, into spec. Nil leaves them to the runtime (see
+	// CDIDevices).
+	CDIDeviceInjector func(spec *rspec.Spec, devices []string) error
+	// ResourceChecker checks, and may change, spec.Linux.Resources once the
+	// resources of the adjustment or update are in (nil if the spec has
+	// none): it may refuse a memory limit below the runtime's minimum, or
+	// drop swap or hugepage limits the node's cgroups lack.
+	ResourceChecker func(resources *rspec.LinuxResources) error
 	// BlockIOClass turns a block I/O class into the spec's block I/O
-	// settings, which replace spec.Linux.Resources.BlockIO. Nil ignores
-	// block I/O classes: they are the runtime's to apply.
+	// settings, which replace spec.Linux.Resources.BlockIO; the class ""
+	// clears them without a call. Nil ignores block I/O classes: they are
+	// the runtime's to apply.
 	BlockIOClass func(class string) (*rspec.LinuxBlockIO, error)
 	// RDTClass turns an RDT class into the spec's Intel RDT settings, which
-	// replace spec.Linux.IntelRdt. Nil uses the class as the CLOS ID.
+	// replace spec.Linux.IntelRdt; the class "" clears them without a call.
+	// Nil uses the class as the CLOS ID.
 	RDTClass func(class string) (*rspec.LinuxIntelRdt, error)
 }
 
-// Apply applies a merged CreateContainer adjustment to spec, in place, with
-// the zero Applier. See the package documentation for what is applied.
+// Apply applies a merged CreateContainer adjustment to spec, with the zero
+// Applier. See the package documentation for what is applied.
 func Apply(spec *rspec.Spec, adj *api.ContainerAdjustment) error {
 	return Applier{}.Apply(spec, adj)
 }
@@ -37,8 +56,11 @@ func ApplyResources(spec *rspec.Spec, res *api.LinuxResources) error {
 	return Applier{}.ApplyResources(spec, res)
 }
 
-// Apply applies adj to spec. On error spec is unchanged; errors about the
-// adjustment's values wrap ErrInvalidAdjustment.
+// Apply applies adj to spec. On error spec is unchanged, whichever step or
+// hook failed; errors about the adjustment's values wrap
+// ErrInvalidAdjustment and come before any hook is called. On success *spec
+// is replaced as a whole: pointers into its sections taken before the call
+// do not see the changes.
 func (a Applier) Apply(spec *rspec.Spec, adj *api.ContainerAdjustment) error {
 	if adj == nil {
 		return nil
@@ -46,15 +68,20 @@ func (a Applier) Apply(spec *rspec.Spec, adj *api.ContainerAdjustment) error {
 	if spec == nil {
 		return errNilSpec
 	}
-	p, err := a.plan(adj)
+	p, err := planAdjustment(adj)
 	if err != nil {
 		return err
 	}
-	p.apply(spec)
+	work := cloneSpec(spec)
+	if err := a.applyPlan(work, adj, p); err != nil {
+		return err
+	}
+	*spec = *work
 	return nil
 }
 
-// ApplyResources applies res to spec.Linux.Resources. On error spec is
+// ApplyResources applies res to spec.Linux.Resources, then calls the
+// ResourceChecker and the class resolvers as Apply does. On error spec is
 // unchanged.
 func (a Applier) ApplyResources(spec *rspec.Spec, res *api.LinuxResources) error {
 	if res == nil {
@@ -63,11 +90,17 @@ func (a Applier) ApplyResources(spec *rspec.Spec, res *api.LinuxResources) error
 	if spec == nil {
 		return errNilSpec
 	}
-	p, err := a.planResources(res)
+	p, err := planResources(res)
 	if err != nil {
 		return err
 	}
-	p.apply(spec)
+	work := cloneSpec(spec)
+	newLinux := work.Linux == nil
+	if err := a.applyResources(work, p, nil); err != nil {
+		return err
+	}
+	prune(&work.Linux, newLinux)
+	*spec = *work
 	return nil
 }
 
@@ -83,28 +116,28 @@ func CDIDevices(adj *api.ContainerAdjustment) []string {
 	return names
 }
 
-// plan is an adjustment converted to spec values and checked; applying it
-// cannot fail, which is what makes Apply all-or-nothing.
+// plan is an adjustment converted to spec values and checked. Applying it
+// can fail only in the Applier's hooks. Annotations are planned when
+// applied, after the AnnotationFilter.
 type plan struct {
-	annotations mapEdit[string]
-	mounts      listEdit[rspec.Mount]
-	env         listEdit[string]
-	args        []string
-	hooks       *rspec.Hooks
-	rlimits     []rspec.POSIXRlimit
-	linux       *linuxPlan
+	mounts  listEdit[rspec.Mount]
+	env     listEdit[string]
+	args    []string
+	hooks   *rspec.Hooks
+	rlimits []rspec.POSIXRlimit
+	linux   *linuxPlan
 }
 
-func (a Applier) plan(adj *api.ContainerAdjustment) (*plan, error) {
+func planAdjustment(adj *api.ContainerAdjustment) (*plan, error) {
 	p := &plan{}
 	steps := []func() error{
-		func() (err error) { p.annotations, err = planMap("annotation", adj.Annotations, keep); return err },
+		func() (err error) { _, err = planAnnotations(adj.Annotations); return err },
 		func() (err error) { p.mounts, err = planMounts(adj.Mounts); return err },
 		func() (err error) { p.env, err = planEnv(adj.Env); return err },
 		func() (err error) { p.args, err = planArgs(adj.Args); return err },
 		func() (err error) { p.hooks, err = planHooks(adj.Hooks); return err },
 		func() (err error) { p.rlimits, err = planRlimits(adj.Rlimits); return err },
-		func() (err error) { p.linux, err = a.planLinux(adj.Linux); return err },
+		func() (err error) { p.linux, err = planLinux(adj.Linux); return err },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -114,14 +147,8 @@ func (a Applier) plan(adj *api.ContainerAdjustment) (*plan, error) {
 	return p, nil
 }
 
-func (p *plan) apply(spec *rspec.Spec) {
-	p.annotations.apply(&spec.Annotations)
-	applyMounts(spec, p.mounts)
-	applyEnv(spec, p.env)
-	applyArgs(spec, p.args)
-	applyHooks(spec, p.hooks)
-	applyRlimits(spec, p.rlimits)
-	p.linux.apply(spec)
+func planAnnotations(in map[string]string) (mapEdit[string], error) {
+	return planMap("annotation", in, keep)
 }
 
 // keep is the conversion of plain string values.

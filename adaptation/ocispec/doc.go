@@ -7,15 +7,49 @@
 //
 // # Atomicity
 //
-// Apply first converts and checks the whole adjustment, then changes the
-// spec. A value that cannot go into a spec (an unknown namespace, rlimit,
-// device type, scheduler policy, seccomp action, …) fails with an error
-// wrapping ErrInvalidAdjustment and leaves the spec untouched, so a runtime
-// can fail the creation cleanly instead of starting a half-adjusted
-// container. Errors of the Applier's resolvers are returned as they are,
-// with the class named. Nil adjustments, specs without process or linux
-// sections, and nil maps are fine: sections are created only when something
-// is set in them.
+// Apply first converts and checks the whole adjustment, then applies it to
+// a copy of the spec, and replaces the spec with the copy only when every
+// step and every hook of the Applier succeeded. A value that cannot go into
+// a spec (an unknown namespace, rlimit, device type, scheduler policy,
+// seccomp action, …) fails with an error wrapping ErrInvalidAdjustment
+// before any hook is called; an error of a hook is returned wrapped, with
+// the hook named, and does not wrap ErrInvalidAdjustment. Either way the
+// spec is left exactly as it was, so a runtime can fail the creation cleanly
+// instead of starting a half-adjusted container. Nil adjustments, specs
+// without process or linux sections, and nil maps are fine: sections are
+// created only when something is set in them.
+//
+// # Runtime hooks
+//
+// An Applier takes the five hooks the reference's spec generator
+// (github.com/containerd/nri/pkg/runtime-tools/generate) takes as options,
+// and calls each at the same point of the application, so each sees the
+// spec as there:
+//
+//	reference option       Applier field       called
+//	WithAnnotationFilter   AnnotationFilter    first, with the adjustment's annotations
+//	WithCDIDeviceInjector  CDIDeviceInjector   after annotations, env, args and OCI hooks, before
+//	                                           the plugins' device and mount edits (which apply on
+//	                                           top of what it injected); only for named CDI devices
+//	WithResourceChecker    ResourceChecker     once the adjustment's resources are in (after the
+//	                                           devices' cgroup rules, before the classes); only when
+//	                                           the adjustment has resources
+//	WithBlockIOResolver    BlockIOClass        after the checker, for a block I/O class other than ""
+//	WithRdtResolver        RDTClass            after that, for an RDT class other than ""
+//
+// The class "" clears block I/O or RDT settings without a call, as in the
+// reference. ApplyResources calls ResourceChecker, BlockIOClass and RDTClass
+// in the same order. The reference's WithLabelFilter has no counterpart: its
+// generator never calls the label filter.
+//
+// # Memory defaults
+//
+// As in the reference, a CreateContainer adjustment's memory limit of 0
+// changes nothing, and a new non-zero limit without a swap limit of its own
+// also sets swap to the limit (no swap on top of it), so the spec never
+// keeps an older, smaller swap limit that runtimes would refuse. Unlike the
+// reference, the other memory settings the plugin made (swap included) are
+// applied. ApplyResources applies updates as they are.
 //
 // # Removal markers
 //
@@ -48,7 +82,7 @@
 //     rdt_class becomes the Intel RDT CLOS ID, as containerd does, unless
 //     Applier.RDTClass resolves it otherwise. blockio_class has no spec
 //     field: it is applied only through Applier.BlockIOClass, otherwise left
-//     to the runtime.
+//     to the runtime. See "Memory defaults" for the memory limit.
 //   - cgroups_path (non-empty), oom_score_adj, io_priority (class NONE
 //     clears it), seccomp_policy (replaces spec.Linux.Seccomp), scheduler
 //     (policy SCHED_NONE clears it), memory_policy: replaced.
@@ -60,9 +94,9 @@
 //     be combined with it. An Intel RDT section left empty is dropped:
 //     runtimes reject one on hosts without RDT.
 //
-// # What is not applied
+// # CDI devices
 //
-// CDI devices: injecting them needs the node's CDI registry, which is the
-// runtime's. Apply ignores them; CDIDevices lists the names so the runtime
-// can inject them into the adjusted spec.
+// Injecting CDI devices needs the node's CDI registry, which is the
+// runtime's: Apply hands their names to Applier.CDIDeviceInjector, and
+// without one ignores them (CDIDevices lists the names).
 package ocispec

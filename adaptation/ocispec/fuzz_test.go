@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	rspec "github.com/opencontainers/runtime-spec/specs-go"
@@ -16,7 +17,8 @@ import (
 
 // FuzzApply decodes an adjustment from arbitrary bytes and applies it to the
 // sample spec and to an empty one. Whatever the input: no panic, errors wrap
-// ErrInvalidAdjustment and leave the spec as it was, the result still
+// ErrInvalidAdjustment and leave the spec as it was (also with runtime
+// hooks, whichever fails), the result still
 // encodes as JSON, and reading it back for plugins still works.
 func FuzzApply(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -33,6 +35,13 @@ func FuzzApply(f *testing.F) {
 				if after := fuzzJSON(t, spec); after != before {
 					t.Fatalf("failed Apply changed the spec: %v", err)
 				}
+			}
+			// With hooks that edit the spec, one of them failing (chosen by
+			// the input), or none: a failure leaves the spec deeply equal.
+			hooked := cloneSpec(spec)
+			r := &recorder{failAt: []string{"", "filter", "cdi", "check", "blockio", "rdt"}[len(data)%6]}
+			if err := r.applier().Apply(hooked, adj); err != nil && !reflect.DeepEqual(hooked, spec) {
+				t.Fatalf("failed Apply with hooks changed the spec: %v", err)
 			}
 			if err := ApplyResources(spec, adj.GetLinux().GetResources()); err != nil && !errors.Is(err, ErrInvalidAdjustment) {
 				t.Fatalf("ApplyResources error wraps no sentinel: %v", err)

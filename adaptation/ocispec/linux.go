@@ -24,14 +24,14 @@ type linuxPlan struct {
 	memPolicy   replace[*rspec.LinuxMemoryPolicy]
 }
 
-func (a Applier) planLinux(l *api.LinuxContainerAdjustment) (*linuxPlan, error) {
+func planLinux(l *api.LinuxContainerAdjustment) (*linuxPlan, error) {
 	if l == nil {
 		return nil, nil
 	}
 	p := &linuxPlan{cgroupsPath: l.CgroupsPath, rdt: planRdt(l.Rdt)}
 	steps := []func() error{
 		func() (err error) { p.devices, err = planDevices(l.Devices); return err },
-		func() (err error) { p.resources, err = a.planResources(l.Resources); return err },
+		func() (err error) { p.resources, err = planCreateResources(l.Resources); return err },
 		func() (err error) { p.oomScoreAdj, err = planOOMScoreAdj(l.OomScoreAdj); return err },
 		func() (err error) { p.ioPriority, err = planIOPriority(l.IoPriority); return err },
 		func() (err error) { p.seccomp, err = planSeccomp(l.SeccompPolicy); return err },
@@ -49,14 +49,13 @@ func (a Applier) planLinux(l *api.LinuxContainerAdjustment) (*linuxPlan, error) 
 	return p, nil
 }
 
-func (p *linuxPlan) apply(spec *rspec.Spec) {
+// applyEdits applies what is not resources or RDT, which come later (see
+// Applier.applyPlan).
+func (p *linuxPlan) applyEdits(spec *rspec.Spec) {
 	if p == nil {
 		return
 	}
-	created := spec.Linux == nil
 	applyDevices(spec, p.devices)
-	p.rdt.drop(spec) // before rdt_class: see the package documentation
-	p.resources.apply(spec)
 	l := ensureLinux(spec)
 	if p.cgroupsPath != "" {
 		l.CgroupsPath = p.cgroupsPath
@@ -65,12 +64,10 @@ func (p *linuxPlan) apply(spec *rspec.Spec) {
 	l.Namespaces = p.namespaces.apply(l.Namespaces, func(n rspec.LinuxNamespace) string { return string(n.Type) })
 	p.sysctl.apply(&l.Sysctl)
 	p.netDevices.apply(&l.NetDevices)
-	p.rdt.apply(l)
 	p.memPolicy.to(&l.MemoryPolicy)
 	setProcess(spec, p.oomScoreAdj, func(pr *rspec.Process) **int { return &pr.OOMScoreAdj })
 	setProcess(spec, p.ioPriority, func(pr *rspec.Process) **rspec.LinuxIOPriority { return &pr.IOPriority })
 	setProcess(spec, p.scheduler, func(pr *rspec.Process) **rspec.Scheduler { return &pr.Scheduler })
-	prune(&spec.Linux, created)
 }
 
 // setProcess stores a process setting, creating the process section only for

@@ -93,6 +93,7 @@ func mergedWant() *rspec.Spec {
 	r.Devices = append(r.Devices, rspec.LinuxDeviceCgroup{Allow: true, Type: "c", Major: ptr[int64](10), Minor: ptr[int64](229), Access: "rwm"})
 	r.CPU.Cpus, r.CPU.Mems = "0-3", "0"
 	r.Memory.Limit = ptr[int64](512 << 20)
+	r.Memory.Swap = ptr[int64](512 << 20) // a new limit without a swap of its own: no swap
 	r.HugepageLimits = []rspec.LinuxHugepageLimit{{Pagesize: "2MB", Limit: 4 << 20}}
 	r.Unified = map[string]string{"memory.high": "400M"}
 	r.Pids = &rspec.LinuxPids{Limit: ptr[int64](256)}

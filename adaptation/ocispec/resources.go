@@ -1,23 +1,20 @@
 package ocispec
 
 import (
-	"fmt"
-
 	rspec "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/nrikit/nrikit/api"
 )
 
 // resourcesPlan is checked resources: the spec values to set (nil fields
-// change nothing) and the resolved classes.
+// change nothing) and the classes for the Applier's resolvers.
 type resourcesPlan struct {
-	res     *rspec.LinuxResources
-	blockIO replace[*rspec.LinuxBlockIO]
-	rdt     replace[*rspec.LinuxIntelRdt] // rdt_class, resolved by Applier.RDTClass
-	closID  replace[string]               // rdt_class, used as the CLOS ID
+	res          *rspec.LinuxResources
+	blockIOClass *string
+	rdtClass     *string
 }
 
-func (a Applier) planResources(r *api.LinuxResources) (*resourcesPlan, error) {
+func planResources(r *api.LinuxResources) (*resourcesPlan, error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -25,23 +22,11 @@ func (a Applier) planResources(r *api.LinuxResources) (*resourcesPlan, error) {
 		return nil, err
 	}
 	p := &resourcesPlan{res: ToOCIResources(r)}
-	if c := r.BlockioClass; c != nil && a.BlockIOClass != nil {
-		b, err := a.BlockIOClass(c.Value)
-		if err != nil {
-			return nil, fmt.Errorf("block I/O class %q: %w", c.Value, err)
-		}
-		p.blockIO = replaceWith(b)
+	if c := r.BlockioClass; c != nil {
+		p.blockIOClass = ptr(c.Value)
 	}
 	if c := r.RdtClass; c != nil {
-		if a.RDTClass == nil {
-			p.closID = replaceWith(c.Value)
-			return p, nil
-		}
-		rdt, err := a.RDTClass(c.Value)
-		if err != nil {
-			return nil, fmt.Errorf("RDT class %q: %w", c.Value, err)
-		}
-		p.rdt = replaceWith(rdt)
+		p.rdtClass = ptr(c.Value)
 	}
 	return p, nil
 }
@@ -69,27 +54,15 @@ func checkResources(r *api.LinuxResources) error {
 	return nil
 }
 
-func (p *resourcesPlan) apply(spec *rspec.Spec) {
-	if p == nil {
-		return
+// applyValues sets the resource values in spec.Linux, which must exist. A
+// resources section it creates but leaves empty is dropped.
+func (p *resourcesPlan) applyValues(l *rspec.Linux) {
+	created := l.Resources == nil
+	if created {
+		l.Resources = &rspec.LinuxResources{}
 	}
-	newLinux := spec.Linux == nil
-	l := ensureLinux(spec)
-	newRes := l.Resources == nil
-	r := ensureResources(spec)
-	overlayResources(r, p.res)
-	if p.blockIO.ok {
-		r.BlockIO = p.blockIO.v
-	}
-	if p.rdt.ok {
-		l.IntelRdt = p.rdt.v
-	}
-	if p.closID.ok {
-		ensureRdt(l).ClosID = p.closID.v
-	}
-	dropEmptyRdt(l)
-	prune(&l.Resources, newRes)
-	prune(&spec.Linux, newLinux)
+	overlayResources(l.Resources, p.res)
+	prune(&l.Resources, created)
 }
 
 // overlayResources sets in dst what src sets: pointers that are not nil,

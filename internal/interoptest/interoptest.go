@@ -1,6 +1,6 @@
 // Package interoptest builds the programs under testdata/interop for tests:
-// the plugins on the reference stub (modern, legacy) and the side-by-side
-// check. Each of those directories is a Go module of its own that requires
+// the plugins on the reference stub (modern, legacy), the side-by-side
+// check, and the comparison with the reference's spec generator (specgen). Each of those directories is a Go module of its own that requires
 // the reference module github.com/containerd/nri, so the main module never
 // imports it; building one needs that module in the module cache or a
 // reachable module proxy.
@@ -54,10 +54,14 @@ type build struct {
 	err  error  // why it could not be built
 }
 
+// checkPrograms are the modules under testdata/interop that are checks, not
+// plugins.
+var checkPrograms = map[string]bool{"sidebyside": true, "specgen": true}
+
 // Binary returns the path of a binary built from testdata/interop/<module>
 // (e.g. "modern", "legacy", "sidebyside"), building it on the first call for
 // that module in this process. The binary is <dir>/<module>-plugin, except
-// for sidebyside, which is not a plugin: <dir>/sidebyside. It fails the test
+// for the checks (sidebyside, specgen), which are not plugins: <dir>/<module>. It fails the test
 // with go build's output if the module cannot be built, typically because
 // the reference module could not be fetched.
 func Binary(t testing.TB, module string) string {
@@ -112,7 +116,7 @@ func buildModule(module string) (string, time.Duration, error) {
 		return "", 0, err
 	}
 	path := filepath.Join(out, module+"-plugin")
-	if module == "sidebyside" {
+	if checkPrograms[module] {
 		path = filepath.Join(out, module)
 	}
 
