@@ -72,10 +72,11 @@ func TestDefaultValidatorRejectsReferencePlugins(t *testing.T) {
 		e.start()
 		restrictedPlugins(e)
 		_, err := createIn(t, e.a, "dv1", nil, runtimeDefault)
+		t.Logf("the rejection reads:\n%v", err)
 		wantRejected(t, err,
 			`container default/pod-dv1/ctr-dv1-c: `,
-			`reject_oci_hook_adjustment: OCI hooks injected by plugin "10-hooker"`,
-			`reject_runtime_default_seccomp_adjustment: seccomp policy of a container with a runtime default profile adjusted by plugin "20-seccomper"`,
+			`reject_oci_hook_adjustment: plugin "10-hooker" injected OCI hooks`,
+			`reject_runtime_default_seccomp_adjustment: plugin "20-seccomper" adjusted the seccomp policy of a container with the runtime default profile`,
 			`reject_namespace_adjustment: plugin "30-nser" adjusted namespaces (network)`,
 			`reject_sysctl_adjustment: plugin "40-sysctler" adjusted sysctls (net.ipv4.ip_forward)`)
 		if len(e.logged(map[string]any{"container": "dv1-c"})) == 0 {
@@ -213,7 +214,7 @@ func TestDefaultValidatorFromConfig(t *testing.T) {
 	e.refExternal("modern", "10", "hooker", "hook=/bin/true")
 	e.waitPlugins("10-hooker")
 	_, err := createIn(t, e.a, "c1", nil, nil)
-	wantRejected(t, err, `reject_oci_hook_adjustment: OCI hooks injected by plugin "10-hooker"`)
+	wantRejected(t, err, `reject_oci_hook_adjustment: plugin "10-hooker" injected OCI hooks`)
 
 	bad := adaptation.Config{DefaultValidator: &validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{""}}}
 	if _, err := adaptation.New("rt", "v1", nil, nil, bad.Options()...); err == nil {

@@ -25,7 +25,7 @@ func checkOCIHooks(cfg *DefaultValidatorConfig, req *api.ValidateContainerAdjust
 	if !ok {
 		return ""
 	}
-	return "reject_oci_hook_adjustment: OCI hooks injected by " + plugins(strings.Split(owners, ","))
+	return "reject_oci_hook_adjustment: " + plugins(strings.Split(owners, ",")) + " injected OCI hooks"
 }
 
 func checkSeccompPolicy(cfg *DefaultValidatorConfig, req *api.ValidateContainerAdjustmentRequest) string {
@@ -35,25 +35,25 @@ func checkSeccompPolicy(cfg *DefaultValidatorConfig, req *api.ValidateContainerA
 	}
 	// The profile is the one the runtime asked for, before any plugin.
 	profile := req.GetContainer().GetLinux().GetSeccompProfile()
-	var key, kind string
+	var key, whose string
 	switch t := profile.GetProfileType(); {
 	case profile == nil || t == api.SecurityProfile_UNCONFINED:
 		if cfg.RejectUnconfinedSeccompAdjustment {
-			key, kind = "reject_unconfined_seccomp_adjustment", "unconfined"
+			key, whose = "reject_unconfined_seccomp_adjustment", "an unconfined container"
 		}
 	case t == api.SecurityProfile_RUNTIME_DEFAULT:
 		if cfg.RejectRuntimeDefaultSeccompAdjustment {
-			key, kind = "reject_runtime_default_seccomp_adjustment", "runtime default"
+			key, whose = "reject_runtime_default_seccomp_adjustment", "a container with the runtime default profile"
 		}
 	case t == api.SecurityProfile_LOCALHOST:
 		if cfg.RejectCustomSeccompAdjustment {
-			key, kind = "reject_custom_seccomp_adjustment", "custom (localhost)"
+			key, whose = "reject_custom_seccomp_adjustment", "a container with a custom (localhost) profile"
 		}
 	}
 	if key == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s: seccomp policy of a container with a %s profile adjusted by %s", key, kind, plugins([]string{owner}))
+	return fmt.Sprintf("%s: %s adjusted the seccomp policy of %s", key, plugins([]string{owner}), whose)
 }
 
 func checkNamespaces(cfg *DefaultValidatorConfig, req *api.ValidateContainerAdjustmentRequest) string {

@@ -122,21 +122,21 @@ func TestRules(t *testing.T) {
 		{name: "nothing restricted, nothing required", replies: []reply{{"10-a", hook()}, {"20-b", seccomp()}, {"30-c", namespace("network")}, {"40-d", sysctl("net.x")}}},
 		{name: "hook allowed", cfg: validator.DefaultValidatorConfig{RejectNamespaceAdjustment: true}, replies: []reply{{"10-a", hook()}}},
 		{name: "hook rejected", cfg: validator.DefaultValidatorConfig{RejectOCIHookAdjustment: true}, replies: []reply{{"10-a", hook()}, {"20-b", env()}},
-			want: []string{`reject_oci_hook_adjustment: OCI hooks injected by plugin "10-a"`}},
+			want: []string{`reject_oci_hook_adjustment: plugin "10-a" injected OCI hooks`}},
 		{name: "hooks from two plugins", cfg: validator.DefaultValidatorConfig{RejectOCIHookAdjustment: true}, replies: []reply{{"10-a", hook()}, {"20-b", hook()}},
-			want: []string{`OCI hooks injected by plugins "10-a", "20-b"`}},
+			want: []string{`reject_oci_hook_adjustment: plugins "10-a", "20-b" injected OCI hooks`}},
 		{name: "no hook", cfg: validator.DefaultValidatorConfig{RejectOCIHookAdjustment: true}, replies: []reply{{"10-a", env()}}},
 
 		{name: "seccomp without profile is unconfined", cfg: validator.DefaultValidatorConfig{RejectUnconfinedSeccompAdjustment: true}, replies: []reply{{"10-a", seccomp()}},
-			want: []string{`reject_unconfined_seccomp_adjustment: seccomp policy of a container with a unconfined profile adjusted by plugin "10-a"`}},
+			want: []string{`reject_unconfined_seccomp_adjustment: plugin "10-a" adjusted the seccomp policy of an unconfined container`}},
 		{name: "seccomp unconfined", cfg: validator.DefaultValidatorConfig{RejectUnconfinedSeccompAdjustment: true}, profile: profile(api.SecurityProfile_UNCONFINED), replies: []reply{{"10-a", seccomp()}},
 			want: []string{"reject_unconfined_seccomp_adjustment", `"10-a"`}},
 		{name: "seccomp unconfined allowed", cfg: validator.DefaultValidatorConfig{RejectRuntimeDefaultSeccompAdjustment: true, RejectCustomSeccompAdjustment: true}, profile: profile(api.SecurityProfile_UNCONFINED), replies: []reply{{"10-a", seccomp()}}},
 		{name: "seccomp runtime default", cfg: validator.DefaultValidatorConfig{RejectRuntimeDefaultSeccompAdjustment: true}, profile: profile(api.SecurityProfile_RUNTIME_DEFAULT), replies: []reply{{"10-a", seccomp()}},
-			want: []string{"reject_runtime_default_seccomp_adjustment: seccomp policy of a container with a runtime default profile", `"10-a"`}},
+			want: []string{`reject_runtime_default_seccomp_adjustment: plugin "10-a" adjusted the seccomp policy of a container with the runtime default profile`}},
 		{name: "seccomp runtime default allowed", cfg: validator.DefaultValidatorConfig{RejectUnconfinedSeccompAdjustment: true, RejectCustomSeccompAdjustment: true}, profile: profile(api.SecurityProfile_RUNTIME_DEFAULT), replies: []reply{{"10-a", seccomp()}}},
 		{name: "seccomp custom", cfg: validator.DefaultValidatorConfig{RejectCustomSeccompAdjustment: true}, profile: profile(api.SecurityProfile_LOCALHOST), replies: []reply{{"10-a", seccomp()}},
-			want: []string{"reject_custom_seccomp_adjustment: seccomp policy of a container with a custom (localhost) profile", `"10-a"`}},
+			want: []string{`reject_custom_seccomp_adjustment: plugin "10-a" adjusted the seccomp policy of a container with a custom (localhost) profile`}},
 		{name: "seccomp custom allowed", cfg: validator.DefaultValidatorConfig{RejectUnconfinedSeccompAdjustment: true, RejectRuntimeDefaultSeccompAdjustment: true}, profile: profile(api.SecurityProfile_LOCALHOST), replies: []reply{{"10-a", seccomp()}}},
 		{name: "seccomp untouched", cfg: validator.DefaultValidatorConfig{RejectUnconfinedSeccompAdjustment: true}, replies: []reply{{"10-a", env()}}},
 
@@ -159,7 +159,7 @@ func TestRules(t *testing.T) {
 
 		{name: "every violation named", cfg: validator.DefaultValidatorConfig{RejectOCIHookAdjustment: true, RejectUnconfinedSeccompAdjustment: true, RejectNamespaceAdjustment: true, RejectSysctlAdjustment: true, RequiredPlugins: []string{"gone"}},
 			replies: []reply{{"10-a", hook()}, {"20-b", seccomp()}, {"30-c", namespace("network")}, {"40-d", sysctl("net.x")}},
-			want: []string{`injected by plugin "10-a"; reject_unconfined_seccomp_adjustment: `, `by plugin "20-b"; reject_namespace_adjustment: plugin "30-c"`,
+			want: []string{`plugin "10-a" injected OCI hooks; reject_unconfined_seccomp_adjustment: plugin "20-b"`, `unconfined container; reject_namespace_adjustment: plugin "30-c"`,
 				`; required_plugins: required plugin "gone" did not handle`, `; reject_sysctl_adjustment: plugin "40-d" adjusted sysctls (net.x)`}},
 	} {
 		t.Run(tc.name, tc.run)
