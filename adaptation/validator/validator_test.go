@@ -3,6 +3,7 @@ package validator_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -266,5 +267,26 @@ func TestNewDefaultValidator(t *testing.T) {
 	req := request(t, pod(nil), nil, []reply{{"10-a", hook()}})
 	if err := v.ValidateContainerAdjustment(context.Background(), req); err != nil {
 		t.Errorf("a later change of the caller's config reached the validator: %v", err)
+	}
+}
+
+// TestConfigKeys: the toml and json keys are the reference's, so that an
+// operator's default_validator table keeps its meaning.
+func TestConfigKeys(t *testing.T) {
+	want := []string{"enable", "reject_oci_hook_adjustment", "reject_runtime_default_seccomp_adjustment",
+		"reject_unconfined_seccomp_adjustment", "reject_custom_seccomp_adjustment", "reject_namespace_adjustment",
+		"reject_sysctl_adjustment", "required_plugins", "tolerate_missing_plugins_annotation"}
+	typ := reflect.TypeOf(validator.DefaultValidatorConfig{})
+	if typ.NumField() != len(want) {
+		t.Fatalf("%d fields, want %d", typ.NumField(), len(want))
+	}
+	for i, key := range want {
+		f := typ.Field(i)
+		if got := f.Tag.Get("toml"); got != key {
+			t.Errorf("%s: toml key %q, want %q", f.Name, got, key)
+		}
+		if got, _, _ := strings.Cut(f.Tag.Get("json"), ","); got != key {
+			t.Errorf("%s: json key %q, want %q", f.Name, got, key)
+		}
 	}
 }
