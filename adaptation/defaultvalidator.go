@@ -2,23 +2,30 @@ package adaptation
 
 import (
 	"context"
+	"errors"
+	"slices"
 
 	"github.com/nrikit/nrikit/adaptation/validator"
 	"github.com/nrikit/nrikit/api"
 )
 
-// WithDefaultValidator turns on the default validator with the given
-// configuration (see package validator); nil, or Enable false, leaves it
-// off. It checks every container's merged adjustment after all plugins'
-// CreateContainer, beside the validator plugins. It is part of the runtime,
-// not a plugin: it is never dropped nor timed out, and plugins do not see it.
+// WithDefaultValidator turns on the default validator with a copy of the
+// given configuration (see package validator); nil, or Enable false, leaves
+// it off, and an empty name in RequiredPlugins is refused. It checks every
+// container's merged adjustment after all plugins' CreateContainer, beside
+// the validator plugins. It is part of the runtime, not a plugin: it is
+// never dropped nor timed out, and plugins do not see it.
 func WithDefaultValidator(cfg *validator.DefaultValidatorConfig) Option {
 	return func(o *options) error {
-		v, err := validator.NewDefaultValidator(cfg)
-		if err != nil {
-			return err
+		if cfg == nil || !cfg.Enable {
+			o.defaultValidator = nil
+			return nil
 		}
-		o.defaultValidator = v
+		// A name that matches no plugin would fail every creation.
+		if slices.Contains(cfg.RequiredPlugins, "") {
+			return errors.New("nrikit: default validator: empty name in required_plugins")
+		}
+		o.defaultValidator = validator.NewDefaultValidator(cfg)
 		return nil
 	}
 }

@@ -9,10 +9,7 @@
 // validator (v0.12.5), so that an operator's configuration keeps its meaning.
 package validator
 
-import (
-	"errors"
-	"slices"
-)
+import "slices"
 
 // DefaultValidatorConfig is the default validator's configuration. Every
 // rule is off unless set; Enable turns the validator on at all.
@@ -48,14 +45,6 @@ type DefaultValidatorConfig struct {
 	// its required plugins. A value that does not parse fails the creation.
 	// Empty: nothing tolerates missing plugins.
 	TolerateMissingAnnotation string `json:"tolerate_missing_plugins_annotation,omitempty" toml:"tolerate_missing_plugins_annotation" yaml:"tolerateMissingPluginsAnnotation"`
-}
-
-// check refuses a configuration that could never be met.
-func (c *DefaultValidatorConfig) check() error {
-	if slices.Contains(c.RequiredPlugins, "") {
-		return errors.New("nrikit: default validator: empty name in required_plugins")
-	}
-	return nil
 }
 
 // clone copies c, so that the caller's later changes do not reach a running

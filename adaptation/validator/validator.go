@@ -18,16 +18,14 @@ type DefaultValidator struct {
 	cfg DefaultValidatorConfig
 }
 
-// NewDefaultValidator makes a validator with a copy of cfg. It returns nil,
-// and no error, when cfg is nil or not enabled: there is nothing to check.
-func NewDefaultValidator(cfg *DefaultValidatorConfig) (*DefaultValidator, error) {
-	if cfg == nil || !cfg.Enable {
-		return nil, nil
+// NewDefaultValidator makes a validator with a copy of cfg (nil: no rule).
+// It checks whatever cfg says, Enable or not: Enable is for the runtime's
+// wiring (adaptation.WithDefaultValidator).
+func NewDefaultValidator(cfg *DefaultValidatorConfig) *DefaultValidator {
+	if cfg == nil {
+		return &DefaultValidator{}
 	}
-	if err := cfg.check(); err != nil {
-		return nil, err
-	}
-	return &DefaultValidator{cfg: cfg.clone()}, nil
+	return &DefaultValidator{cfg: cfg.clone()}
 }
 
 // ValidateContainerAdjustment checks every rule and returns an error wrapping

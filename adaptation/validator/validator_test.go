@@ -93,12 +93,7 @@ type validation struct {
 
 func (v validation) run(t *testing.T) {
 	t.Helper()
-	v.cfg.Enable = true
-	dv, err := validator.NewDefaultValidator(&v.cfg)
-	if err != nil || dv == nil {
-		t.Fatalf("NewDefaultValidator = %v, %v", dv, err)
-	}
-	err = dv.ValidateContainerAdjustment(context.Background(), request(t, pod(v.pod), v.profile, v.replies, v.extra...))
+	err := validator.NewDefaultValidator(&v.cfg).ValidateContainerAdjustment(context.Background(), request(t, pod(v.pod), v.profile, v.replies, v.extra...))
 	if len(v.want) == 0 {
 		if err != nil {
 			t.Fatalf("rejected: %v", err)
@@ -246,26 +241,17 @@ func TestAnnotationScopes(t *testing.T) {
 }
 
 func TestNewDefaultValidator(t *testing.T) {
-	if v, err := validator.NewDefaultValidator(nil); v != nil || err != nil {
-		t.Errorf("nil config: %v, %v", v, err)
-	}
-	if v, err := validator.NewDefaultValidator(&validator.DefaultValidatorConfig{RejectOCIHookAdjustment: true}); v != nil || err != nil {
-		t.Errorf("disabled config: %v, %v", v, err)
-	}
-	if _, err := validator.NewDefaultValidator(&validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{"a", ""}}); err == nil ||
-		!strings.Contains(err.Error(), "empty name in required_plugins") {
-		t.Errorf("empty required name: %v", err)
+	ctx := context.Background()
+	req := request(t, pod(nil), nil, []reply{{"10-a", hook()}})
+	if err := validator.NewDefaultValidator(nil).ValidateContainerAdjustment(ctx, req); err != nil {
+		t.Errorf("a validator without config rejected: %v", err)
 	}
 	// The validator keeps its own copy of the config.
-	cfg := &validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{"a"}}
-	v, err := validator.NewDefaultValidator(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := &validator.DefaultValidatorConfig{RequiredPlugins: []string{"a"}}
+	v := validator.NewDefaultValidator(cfg)
 	cfg.RequiredPlugins[0] = "b"
 	cfg.RejectOCIHookAdjustment = true
-	req := request(t, pod(nil), nil, []reply{{"10-a", hook()}})
-	if err := v.ValidateContainerAdjustment(context.Background(), req); err != nil {
+	if err := v.ValidateContainerAdjustment(ctx, req); err != nil {
 		t.Errorf("a later change of the caller's config reached the validator: %v", err)
 	}
 }
