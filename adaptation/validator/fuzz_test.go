@@ -25,7 +25,7 @@ func FuzzValidate(f *testing.F) {
 		}
 		pod := &api.PodSandbox{Annotations: map[string]string{
 			validator.RequiredPlugins + "/pod": required,
-			"tolerate/container.app":          tolerate,
+			"tolerate/container.app":           tolerate,
 		}}
 		owners := &api.FieldOwners{
 			Simple: map[int32]string{int32(api.Field_OciHooks): hooks, int32(api.Field_SeccompPolicy): plugin},
