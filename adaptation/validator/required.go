@@ -63,7 +63,9 @@ func annotatedPlugins(pod *api.PodSandbox, ctr string) (names []string, found st
 		return nil, "", nil
 	}
 	if err := yaml.Unmarshal([]byte(value), &names); err != nil {
-		return nil, "", fmt.Errorf("annotation %s=%q is not a YAML list of plugin names: %w", found, value, err)
+		// The YAML error may span lines; a rejection is read on one.
+		oneLine := strings.Join(strings.Fields(err.Error()), " ")
+		return nil, "", fmt.Errorf("annotation %s=%q is not a YAML list of plugin names: %s", found, value, oneLine)
 	}
 	if slices.Contains(names, "") {
 		return nil, "", fmt.Errorf("annotation %s=%q names an empty plugin", found, value)
