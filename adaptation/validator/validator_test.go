@@ -190,7 +190,7 @@ func TestRequiredPlugins(t *testing.T) {
 			want: []string{`required_plugins: required plugin "a" did not handle`, `; annotation required-plugins.noderesource.dev: required plugin "b" did not handle`}},
 		{name: "annotated empty list", cfg: validator.DefaultValidatorConfig{}, pod: map[string]string{validator.RequiredPlugins: "[]"}},
 		{name: "annotated scalar", pod: map[string]string{validator.RequiredPlugins: "a"}, extra: []string{"10-a"},
-			want: []string{`annotation required-plugins.noderesource.dev="a" is not a YAML list of plugin names: yaml: unmarshal errors: line 1: cannot unmarshal !!str `+"`a`"+` into []string`}},
+			want: []string{`annotation required-plugins.noderesource.dev="a" is not a YAML list of plugin names: yaml: unmarshal errors: line 1: cannot unmarshal !!str ` + "`a`" + ` into []string`}},
 		{name: "annotated mapping", pod: map[string]string{validator.RequiredPlugins: "a: b"},
 			want: []string{"is not a YAML list of plugin names"}},
 		{name: "annotated broken YAML", pod: map[string]string{validator.RequiredPlugins: "[a, b"},
