@@ -3,6 +3,8 @@ package adaptation
 import (
 	"fmt"
 	"time"
+
+	"github.com/nrikit/nrikit/adaptation/validator"
 )
 
 // Config is the operator-facing configuration, with the keys operators
@@ -17,6 +19,8 @@ type Config struct {
 	SyncTimeout         Duration      `json:"plugin_sync_timeout,omitempty" toml:"plugin_sync_timeout"`
 	DisableConnections  bool          `json:"disable_connections,omitempty" toml:"disable_connections"`
 	FailurePolicy       FailurePolicy `json:"default_failure_policy,omitempty" toml:"default_failure_policy"`
+	// DefaultValidator is the default validator's table; nil leaves it off.
+	DefaultValidator *validator.DefaultValidatorConfig `json:"default_validator,omitempty" toml:"default_validator"`
 }
 
 // Options turns the config into options; unset fields are left out.
@@ -40,6 +44,9 @@ func (c Config) Options() []Option {
 	addDuration(c.SyncTimeout, WithSyncTimeout)
 	if c.DisableConnections {
 		opts = append(opts, WithDisabledExternalConnections())
+	}
+	if c.DefaultValidator != nil {
+		opts = append(opts, WithDefaultValidator(c.DefaultValidator))
 	}
 	return append(opts, WithDefaultFailurePolicy(c.FailurePolicy))
 }

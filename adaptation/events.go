@@ -75,7 +75,9 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	defer release()
 	a.lifecycle.containerCreating(req.GetContainer())
 	result := merge.NewCreate(req)
+	handled := consulted{}
 	collect := func(p *plugin, rsp *api.CreateContainerResponse) error {
+		handled.add(p)
 		a.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
 		return result.Apply(p.id, rsp)
 	}
@@ -88,7 +90,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	var merged *api.CreateContainerResponse
 	if err == nil {
 		merged = result.Response()
-		err = a.validate(ctx, req, result, merged)
+		err = a.validate(ctx, req, result, merged, handled)
 	}
 	a.lifecycle.containerCreated(req.GetContainer(), err == nil)
 	if err != nil {

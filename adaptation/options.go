@@ -7,6 +7,8 @@ import (
 
 	"github.com/containerd/ttrpc"
 	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/adaptation/validator"
 )
 
 // Defaults of every setting; a zero Config and no options give these.
@@ -44,6 +46,7 @@ type options struct {
 	clientOpts       []ttrpc.ClientOpts
 	serverOpts       []ttrpc.ServerOpt
 	nriVersion       string
+	defaultValidator *validator.DefaultValidator // nil: off
 }
 
 func defaultOptions() options {

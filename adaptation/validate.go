@@ -10,20 +10,20 @@ import (
 	"github.com/nrikit/nrikit/internal/merge"
 )
 
-// validate asks every validator, all at once, to approve the merged
-// response of a container being created. Any failure or rejection fails
-// the creation; a validator that timed out or was lost is also dropped.
-func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, result *merge.Create, merged *api.CreateContainerResponse) error {
+// validate asks the default validator and every validator plugin, all at
+// once, to approve the merged response of a container being created. Any
+// failure or rejection fails the creation; a validator that timed out or was
+// lost is also dropped. handled holds the plugins whose CreateContainer
+// reply was taken.
+func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, result *merge.Create, merged *api.CreateContainerResponse, handled consulted) error {
 	plugins := a.registry.snapshot()
 	var validators []*plugin
-	instances := make([]*api.PluginInstance, 0, len(plugins))
 	for _, p := range plugins {
-		instances = append(instances, &api.PluginInstance{Name: p.name, Index: p.idx})
 		if p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) {
 			validators = append(validators, p)
 		}
 	}
-	if len(validators) == 0 {
+	if len(validators) == 0 && a.opts.defaultValidator == nil {
 		return nil
 	}
 	vreq := &api.ValidateContainerAdjustmentRequest{
@@ -32,8 +32,9 @@ func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerReque
 		Adjust:    merged.GetAdjust(),
 		Update:    merged.GetUpdate(),
 		Owners:    result.Owners(),
-		Plugins:   instances,
+		Plugins:   handled.instances(plugins),
 	}
+	defaultErr := a.validateByDefault(ctx, vreq)
 	out := newOutgoing(vreq, true)
 	for _, p := range validators {
 		out.to(p) // encode once, before the validators run at once
@@ -48,7 +49,29 @@ func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerReque
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return errors.Join(append([]error{defaultErr}, errs...)...)
+}
+
+// consulted is the set of plugins whose CreateContainer reply was taken for
+// one creation.
+type consulted map[*plugin]struct{}
+
+func (c consulted) add(p *plugin) { c[p] = struct{}{} }
+
+// instances lists, in order, the plugins that took part in the creation:
+// those still connected that either replied to its CreateContainer or do not
+// take that event. One that timed out, failed, or was dropped during the
+// creation is left out: validators, and the default validator's required
+// plugins, must not count it as consulted. plugins is the registry as it is
+// now; no plugin joins while a creation holds the event barrier.
+func (c consulted) instances(plugins []*plugin) []*api.PluginInstance {
+	out := make([]*api.PluginInstance, 0, len(plugins))
+	for _, p := range plugins {
+		if _, ok := c[p]; ok || !p.subscribed(api.Event_CREATE_CONTAINER) {
+			out = append(out, &api.PluginInstance{Name: p.name, Index: p.idx})
+		}
+	}
+	return out
 }
 
 func (a *Adaptation) validateWith(ctx context.Context, p *plugin, req *api.ValidateContainerAdjustmentRequest) error {

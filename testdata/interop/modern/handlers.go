@@ -303,7 +303,25 @@ func (p *plugin) CreateContainer(ctx context.Context, pod *api.PodSandbox, ctr *
 	if env.Key != "" {
 		adjust.AddEnv(env.Key, env.Value)
 	}
+	restrictedAdjustments(cfg, adjust)
 	return adjust, nil, nil
+}
+
+// restrictedAdjustments makes the adjustments that a runtime's policy may
+// forbid, as configured.
+func restrictedAdjustments(cfg *settings, adjust *api.ContainerAdjustment) {
+	if cfg.Hook != "" {
+		adjust.AddHooks(&api.Hooks{CreateRuntime: []*api.Hook{{Path: cfg.Hook}}})
+	}
+	if cfg.Seccomp != "" {
+		adjust.SetLinuxSeccompPolicy(&api.LinuxSeccomp{DefaultAction: cfg.Seccomp})
+	}
+	if ns := cfg.Namespace; ns != nil && ns.Key != "" {
+		adjust.AddOrReplaceNamespace(&api.LinuxNamespace{Type: ns.Key, Path: ns.Value})
+	}
+	if s := cfg.Sysctl; s != nil && s.Key != "" {
+		adjust.SetLinuxSysctl(s.Key, s.Value)
+	}
 }
 
 func (p *plugin) PostCreateContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) error {

@@ -28,7 +28,8 @@ const envPrefix = "NRI_INTEROP_"
 
 // settingKeys are the keys understood in the Configure config text. Each one
 // is also a flag of the same name and an environment variable.
-var settingKeys = []string{"log", "events", "fail", "hang", "exit", "annotation", "env", "failure_policy"}
+var settingKeys = []string{"log", "events", "fail", "hang", "exit", "annotation", "env", "failure_policy",
+	"hook", "seccomp", "namespace", "sysctl"}
 
 // settings is what the plugin is told to do. A value is never modified once
 // it is in use: Configure builds a new one.
@@ -43,6 +44,13 @@ type settings struct {
 
 	// FailurePolicy is sent in the ConfigureResponse when non-nil.
 	FailurePolicy *api.FailurePolicy
+
+	// Restricted adjustments CreateContainer also makes, each only when set:
+	// what an operator's default validator may reject.
+	Hook      string    // path of a createRuntime OCI hook to add
+	Seccomp   string    // default action of a seccomp policy to set
+	Namespace *keyValue // TYPE=PATH: a Linux namespace to add or replace
+	Sysctl    *keyValue // KEY=VALUE: a sysctl to set
 }
 
 // keyValue is one adjustment entry. An empty Key means "add nothing".
@@ -72,6 +80,14 @@ func (s *settings) set(key, value string) error {
 		s.Env, err = parseKeyValue(value)
 	case "failure_policy":
 		s.FailurePolicy, err = parseFailurePolicy(value)
+	case "hook":
+		s.Hook = value
+	case "seccomp":
+		s.Seccomp = value
+	case "namespace":
+		s.Namespace, err = parseKeyValue(value)
+	case "sysctl":
+		s.Sysctl, err = parseKeyValue(value)
 	default:
 		return fmt.Errorf("unknown setting %q", key)
 	}
@@ -245,6 +261,11 @@ Settings (config key / flag / environment variable):
                          NRIKIT_INTEROP_<NAME>=1)
   failure_policy=P,...   send a FailurePolicy: fail_request, keep_connected,
                          default (neither); unset = send none
+  hook=PATH              CreateContainer adds a createRuntime OCI hook PATH
+  seccomp=ACTION         CreateContainer sets a seccomp policy with this
+                         default action (e.g. SCMP_ACT_ALLOW)
+  namespace=TYPE=PATH    CreateContainer adds or replaces a Linux namespace
+  sysctl=KEY=VALUE       CreateContainer sets a sysctl
 
 Events: %s.
 fail, hang and exit also accept %s.

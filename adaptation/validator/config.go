@@ -1,0 +1,56 @@
+// Package validator is nrikit's default validator: the operator's policy on
+// what NRI plugins may change in a container being created, and on which
+// plugins must have handled its creation. A runtime turns it on with
+// adaptation.WithDefaultValidator, or with the default_validator table of
+// adaptation.Config; it runs after every plugin's CreateContainer, beside the
+// validator plugins.
+//
+// The type and config keys are those of the reference NRI runtime's default
+// validator (v0.12.5), so that an operator's configuration keeps its meaning.
+package validator
+
+import "slices"
+
+// DefaultValidatorConfig is the default validator's configuration. Every
+// rule is off unless set; Enable turns the validator on at all.
+type DefaultValidatorConfig struct {
+	// Enable turns the default validator on.
+	Enable bool `json:"enable,omitempty" toml:"enable" yaml:"enable"`
+	// RejectOCIHookAdjustment rejects a container to which a plugin added
+	// OCI hooks.
+	RejectOCIHookAdjustment bool `json:"reject_oci_hook_adjustment,omitempty" toml:"reject_oci_hook_adjustment" yaml:"rejectOCIHookAdjustment"`
+	// RejectRuntimeDefaultSeccompAdjustment rejects a container whose
+	// seccomp policy a plugin changed while its profile is the runtime's
+	// default.
+	RejectRuntimeDefaultSeccompAdjustment bool `json:"reject_runtime_default_seccomp_adjustment,omitempty" toml:"reject_runtime_default_seccomp_adjustment" yaml:"rejectRuntimeDefaultSeccompAdjustment"`
+	// RejectUnconfinedSeccompAdjustment rejects a container whose seccomp
+	// policy a plugin changed while it has no profile or an unconfined one.
+	RejectUnconfinedSeccompAdjustment bool `json:"reject_unconfined_seccomp_adjustment,omitempty" toml:"reject_unconfined_seccomp_adjustment" yaml:"rejectUnconfinedSeccompAdjustment"`
+	// RejectCustomSeccompAdjustment rejects a container whose seccomp
+	// policy a plugin changed while its profile is a custom (localhost) one.
+	RejectCustomSeccompAdjustment bool `json:"reject_custom_seccomp_adjustment,omitempty" toml:"reject_custom_seccomp_adjustment" yaml:"rejectCustomSeccompAdjustment"`
+	// RejectNamespaceAdjustment rejects a container whose Linux namespaces a
+	// plugin added, replaced or removed.
+	RejectNamespaceAdjustment bool `json:"reject_namespace_adjustment,omitempty" toml:"reject_namespace_adjustment" yaml:"rejectNamespaceAdjustment"`
+	// RejectSysctlAdjustment rejects a container whose sysctls a plugin set
+	// or removed.
+	RejectSysctlAdjustment bool `json:"reject_sysctl_adjustment,omitempty" toml:"reject_sysctl_adjustment" yaml:"rejectSysctlAdjustment"`
+	// RequiredPlugins must all have handled a container's creation, or it
+	// fails. A name matches a plugin by its name alone ("foo") or with its
+	// index ("10-foo"). It applies to every container, static pods'
+	// included: give those the TolerateMissingAnnotation.
+	RequiredPlugins []string `json:"required_plugins,omitempty" toml:"required_plugins" yaml:"requiredPlugins"`
+	// TolerateMissingAnnotation is a pod annotation key; a container whose
+	// effective value of it is "true" (strconv.ParseBool) is created without
+	// its required plugins. A value that does not parse fails the creation.
+	// Empty: nothing tolerates missing plugins.
+	TolerateMissingAnnotation string `json:"tolerate_missing_plugins_annotation,omitempty" toml:"tolerate_missing_plugins_annotation" yaml:"tolerateMissingPluginsAnnotation"`
+}
+
+// clone copies c, so that the caller's later changes do not reach a running
+// validator.
+func (c *DefaultValidatorConfig) clone() DefaultValidatorConfig {
+	out := *c
+	out.RequiredPlugins = slices.Clone(c.RequiredPlugins)
+	return out
+}

@@ -1,0 +1,103 @@
+package validator
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// checkRequiredPlugins rejects a container unless every required plugin —
+// configured, or named by the pod's RequiredPlugins annotation — is among the
+// plugins that handled its creation (req.Plugins), or the pod's tolerate
+// annotation says "true". A tolerate or RequiredPlugins annotation that does
+// not parse rejects it too: the pod asked for something unclear.
+func checkRequiredPlugins(cfg *DefaultValidatorConfig, req *api.ValidateContainerAdjustmentRequest) string {
+	pod, ctr := req.GetPod(), req.GetContainer().GetName()
+	if key := cfg.TolerateMissingAnnotation; key != "" {
+		if value, found, ok := effectiveAnnotation(pod, key, ctr); ok {
+			tolerate, err := strconv.ParseBool(value)
+			if err != nil {
+				return fmt.Sprintf("tolerate_missing_plugins_annotation: annotation %s=%q is not a boolean: %v", found, value, err)
+			}
+			if tolerate {
+				return ""
+			}
+		}
+	}
+	var missing []string
+	for _, name := range cfg.RequiredPlugins {
+		if !consulted(req, name) && !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+	}
+	reason := ""
+	if len(missing) > 0 {
+		reason = fmt.Sprintf("required_plugins: %s", notConsulted(missing))
+	}
+	annotated, found, err := annotatedPlugins(pod, ctr)
+	if err != nil {
+		return err.Error()
+	}
+	missing = missing[:0]
+	for _, name := range annotated {
+		if !consulted(req, name) && !slices.Contains(cfg.RequiredPlugins, name) && !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		reason = joinReasons(reason, fmt.Sprintf("annotation %s: %s", found, notConsulted(missing)))
+	}
+	return reason
+}
+
+// annotatedPlugins reads the RequiredPlugins annotation that applies to the
+// container: a YAML list of plugin names.
+func annotatedPlugins(pod *api.PodSandbox, ctr string) (names []string, found string, err error) {
+	value, found, ok := effectiveAnnotation(pod, RequiredPlugins, ctr)
+	if !ok {
+		return nil, "", nil
+	}
+	if err := yaml.Unmarshal([]byte(value), &names); err != nil {
+		// The YAML error may span lines; a rejection is read on one.
+		oneLine := strings.Join(strings.Fields(err.Error()), " ")
+		return nil, "", fmt.Errorf("annotation %s=%q is not a YAML list of plugin names: %s", found, value, oneLine)
+	}
+	if slices.Contains(names, "") {
+		return nil, "", fmt.Errorf("annotation %s=%q names an empty plugin", found, value)
+	}
+	return names, found, nil
+}
+
+// consulted reports whether the named plugin handled the creation; name is
+// either a plugin's name or its "idx-name".
+func consulted(req *api.ValidateContainerAdjustmentRequest, name string) bool {
+	for _, p := range req.GetPlugins() {
+		if name == p.GetName() || name == p.GetIndex()+"-"+p.GetName() {
+			return true
+		}
+	}
+	return false
+}
+
+func notConsulted(names []string) string {
+	if len(names) == 1 {
+		return fmt.Sprintf("required plugin %q did not handle the container's creation", names[0])
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	return fmt.Sprintf("required plugins %s did not handle the container's creation", strings.Join(quoted, ", "))
+}
+
+func joinReasons(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

@@ -1,0 +1,48 @@
+package validator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// ErrValidation: the default validator rejected a container's creation.
+var ErrValidation = errors.New("nrikit: rejected by the default validator")
+
+// DefaultValidator checks a merged CreateContainer adjustment against a
+// DefaultValidatorConfig. It is safe for concurrent use.
+type DefaultValidator struct {
+	cfg DefaultValidatorConfig
+}
+
+// NewDefaultValidator makes a validator with a copy of cfg (nil: no rule).
+// It checks whatever cfg says, Enable or not: Enable is for the runtime's
+// wiring (adaptation.WithDefaultValidator).
+func NewDefaultValidator(cfg *DefaultValidatorConfig) *DefaultValidator {
+	if cfg == nil {
+		return &DefaultValidator{}
+	}
+	return &DefaultValidator{cfg: cfg.clone()}
+}
+
+// ValidateContainerAdjustment checks every rule and returns an error wrapping
+// ErrValidation that names, for each violated rule, its config key and the
+// plugins at fault, or the required plugins that did not handle the
+// creation. req.Plugins must list the plugins that handled it.
+func (v *DefaultValidator) ValidateContainerAdjustment(_ context.Context, req *api.ValidateContainerAdjustmentRequest) error {
+	var reasons []string
+	for _, check := range rules {
+		if reason := check(&v.cfg, req); reason != "" {
+			reasons = append(reasons, reason)
+		}
+	}
+	if len(reasons) == 0 {
+		return nil
+	}
+	pod, ctr := req.GetPod(), req.GetContainer()
+	return fmt.Errorf("%w: container %s/%s/%s: %s", ErrValidation,
+		pod.GetNamespace(), pod.GetName(), ctr.GetName(), strings.Join(reasons, "; "))
+}
