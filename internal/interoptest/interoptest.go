@@ -57,7 +57,7 @@ type build struct {
 // Binary returns the path of a binary built from testdata/interop/<module>
 // (e.g. "modern", "legacy", "sidebyside"), building it on the first call for
 // that module in this process. The binary is <dir>/<module>-plugin, except
-// for sidebyside, which is not a plugin: <dir>/sidebyside. It fails the test
+// for sidebyside and convert, which are not plugins: <dir>/<module>. It fails the test
 // with go build's output if the module cannot be built, typically because
 // the reference module could not be fetched.
 func Binary(t testing.TB, module string) string {
@@ -112,7 +112,7 @@ func buildModule(module string) (string, time.Duration, error) {
 		return "", 0, err
 	}
 	path := filepath.Join(out, module+"-plugin")
-	if module == "sidebyside" {
+	if module == "sidebyside" || module == "convert" {
 		path = filepath.Join(out, module)
 	}
 
