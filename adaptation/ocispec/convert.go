@@ -1,7 +1,6 @@
 package ocispec
 
 import (
-
 	rspec "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/nrikit/nrikit/api"

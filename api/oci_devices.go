@@ -4,16 +4,6 @@ import (
 	rspec "github.com/opencontainers/runtime-spec/specs-go"
 )
 
-// FromOCILinuxNamespaces converts spec namespaces, in order. No namespaces
-// gives nil.
-func FromOCILinuxNamespaces(o []rspec.LinuxNamespace) []*LinuxNamespace {
-	var out []*LinuxNamespace
-	for _, ns := range o {
-		out = append(out, &LinuxNamespace{Type: string(ns.Type), Path: ns.Path})
-	}
-	return out
-}
-
 // FromOCILinuxDevices converts spec devices, in order; nil file mode, UID
 // and GID stay unset. No devices gives nil.
 func FromOCILinuxDevices(o []rspec.LinuxDevice) []*LinuxDevice {
