@@ -109,4 +109,10 @@ func owners(r *report) {
 	r.check("OwningPlugins", "NamespaceOwners", sameValue([]any{on, ok}, []any{tn, tok}))
 	// A nil table is left out: the reference crashes on it (nrikit answers
 	// ("", false); checked by nrikit's own tests).
+	req := &refapi.ValidateContainerAdjustmentRequest{}
+	req.AddPlugin("a", "10")
+	req.AddPlugin("b", "20")
+	oreq := fromRef(req, &api.ValidateContainerAdjustmentRequest{})
+	r.check("ValidateContainerAdjustmentRequest", "GetPluginMap",
+		sameMessageMaps(oreq.GetPluginMap(), req.GetPluginMap()))
 }
