@@ -12,7 +12,8 @@ import (
 )
 
 // BuiltinPlugin is an in-process plugin: a Go value serving the Plugin
-// service, ordered with the other plugins by Index and Name.
+// service, ordered with the other plugins by Index and Name. A Handler that
+// embeds api.PluginBase implements only the events it takes.
 type BuiltinPlugin struct {
 	Index   string
 	Name    string

@@ -141,27 +141,64 @@ func camelName(e Event) string {
 	return strings.Join(parts, "")
 }
 
-// ParseEventMask reads a comma-separated event list such as
-// "runpodsandbox,createcontainer" or "all". Names are case-insensitive and
-// may be written with or without underscores ("RUN_POD_SANDBOX").
-func ParseEventMask(list string) (EventMask, error) {
+// ParseEventMask reads event lists such as "runpodsandbox,createcontainer"
+// or "all", each argument a comma-separated list, as the reference does.
+// Names are case-insensitive and may be written with or without underscores
+// ("RUN_POD_SANDBOX"). Besides the event names and "all", "pod" (or
+// "podsandbox") stands for every pod event and "container" for every
+// container event (ValidateContainerAdjustment included). No argument gives
+// an empty mask.
+func ParseEventMask(lists ...string) (EventMask, error) {
 	var m EventMask
-	for _, word := range strings.Split(list, ",") {
-		word = strings.TrimSpace(word)
-		if word == "" {
-			return 0, fmt.Errorf("%w: empty name in %q", ErrUnknownEvent, list)
-		}
-		e, err := ParseEvent(word)
-		if err != nil {
-			if strings.EqualFold(word, "all") {
-				m |= AllEvents
-				continue
+	for _, list := range lists {
+		for _, word := range strings.Split(list, ",") {
+			bits, err := parseEventWord(strings.TrimSpace(word))
+			if err != nil {
+				return 0, fmt.Errorf("%w (in %q)", err, list)
 			}
-			return 0, err
+			m |= bits
 		}
-		m |= e.Mask()
 	}
 	return m, nil
+}
+
+// MustParseEventMask is ParseEventMask for lists known to be valid: it
+// panics on an error.
+func MustParseEventMask(lists ...string) EventMask {
+	m, err := ParseEventMask(lists...)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func parseEventWord(word string) (EventMask, error) {
+	if word == "" {
+		return 0, fmt.Errorf("%w: empty name", ErrUnknownEvent)
+	}
+	if e, err := ParseEvent(word); err == nil {
+		return e.Mask(), nil
+	}
+	switch strings.ToLower(word) {
+	case "all":
+		return AllEvents, nil
+	case "pod", "podsandbox":
+		return eventsNamed("podsandbox"), nil
+	case "container":
+		return eventsNamed("container"), nil
+	}
+	return 0, fmt.Errorf("%w: %q", ErrUnknownEvent, word)
+}
+
+// eventsNamed is the mask of the events whose short name contains part.
+func eventsNamed(part string) EventMask {
+	var m EventMask
+	for e := Event_RUN_POD_SANDBOX; e < Event_LAST; e++ {
+		if strings.Contains(e.ShortName(), part) {
+			m |= e.Mask()
+		}
+	}
+	return m
 }
 
 // ParseEvent reads one subscribable event name.

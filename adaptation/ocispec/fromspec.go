@@ -25,12 +25,8 @@ func ContainerFromSpec(spec *rspec.Spec) *api.Container {
 	}
 	c := &api.Container{
 		Annotations: maps.Clone(spec.Annotations),
-		Hooks:       hooksFromOCI(spec.Hooks),
-	}
-	for _, m := range spec.Mounts {
-		c.Mounts = append(c.Mounts, &api.Mount{
-			Destination: m.Destination, Type: m.Type, Source: m.Source, Options: slices.Clone(m.Options),
-		})
+		Hooks:       api.FromOCIHooks(spec.Hooks),
+		Mounts:      api.FromOCIMounts(spec.Mounts),
 	}
 	if p := spec.Process; p != nil {
 		c.Args = slices.Clone(p.Args)
@@ -44,33 +40,6 @@ func ContainerFromSpec(spec *rspec.Spec) *api.Container {
 	return c
 }
 
-func hooksFromOCI(h *rspec.Hooks) *api.Hooks {
-	if h == nil {
-		return nil
-	}
-	return &api.Hooks{
-		//lint:ignore SA1019 deprecated in the spec, still used by runtimes and plugins
-		Prestart:        hookListFromOCI(h.Prestart),
-		CreateRuntime:   hookListFromOCI(h.CreateRuntime),
-		CreateContainer: hookListFromOCI(h.CreateContainer),
-		StartContainer:  hookListFromOCI(h.StartContainer),
-		Poststart:       hookListFromOCI(h.Poststart),
-		Poststop:        hookListFromOCI(h.Poststop),
-	}
-}
-
-func hookListFromOCI(hooks []rspec.Hook) []*api.Hook {
-	var out []*api.Hook
-	for _, h := range hooks {
-		o := &api.Hook{Path: h.Path, Args: slices.Clone(h.Args), Env: slices.Clone(h.Env)}
-		if h.Timeout != nil {
-			o.Timeout = &api.OptionalInt{Value: int64(*h.Timeout)}
-		}
-		out = append(out, o)
-	}
-	return out
-}
-
 // linuxFromOCI gathers the linux part from spec.Linux and the per-process
 // settings NRI keeps there; nil if there is nothing.
 func linuxFromOCI(spec *rspec.Spec) *api.LinuxContainer {
@@ -79,20 +48,11 @@ func linuxFromOCI(spec *rspec.Spec) *api.LinuxContainer {
 		l.CgroupsPath = sl.CgroupsPath
 		l.Resources = FromOCIResources(sl.Resources)
 		l.Sysctl = maps.Clone(sl.Sysctl)
-		l.SeccompPolicy = seccompFromOCI(sl.Seccomp)
+		l.SeccompPolicy = api.FromOCILinuxSeccomp(sl.Seccomp)
 		l.Rdt = rdtFromOCI(sl.IntelRdt)
-		for _, n := range sl.Namespaces {
-			l.Namespaces = append(l.Namespaces, &api.LinuxNamespace{Type: string(n.Type), Path: n.Path})
-		}
-		for _, d := range sl.Devices {
-			l.Devices = append(l.Devices, deviceFromOCI(d))
-		}
-		for host, d := range sl.NetDevices {
-			if l.NetDevices == nil {
-				l.NetDevices = map[string]*api.LinuxNetDevice{}
-			}
-			l.NetDevices[host] = &api.LinuxNetDevice{Name: d.Name}
-		}
+		l.Namespaces = api.FromOCILinuxNamespaces(sl.Namespaces)
+		l.Devices = api.FromOCILinuxDevices(sl.Devices)
+		l.NetDevices = api.FromOCILinuxNetDevices(sl.NetDevices)
 	}
 	if p := spec.Process; p != nil {
 		if p.OOMScoreAdj != nil {
@@ -107,84 +67,28 @@ func linuxFromOCI(spec *rspec.Spec) *api.LinuxContainer {
 	return l
 }
 
-func deviceFromOCI(d rspec.LinuxDevice) *api.LinuxDevice {
-	o := &api.LinuxDevice{Path: d.Path, Type: d.Type, Major: d.Major, Minor: d.Minor}
-	if d.FileMode != nil {
-		o.FileMode = &api.OptionalFileMode{Value: uint32(*d.FileMode)}
-	}
-	if d.UID != nil {
-		o.Uid = &api.OptionalUInt32{Value: *d.UID}
-	}
-	if d.GID != nil {
-		o.Gid = &api.OptionalUInt32{Value: *d.GID}
-	}
-	return o
-}
-
+// ioPriorityFromOCI is api's conversion, except that a class NRI does not
+// know (or none) leaves the priority out instead of reading as NONE.
 func ioPriorityFromOCI(p *rspec.LinuxIOPriority) *api.LinuxIOPriority {
 	if p == nil {
 		return nil
 	}
-	class, ok := enumValue(ioPrioClasses, p.Class)
-	if !ok || p.Class == "" {
+	if _, ok := enumValue(ioPrioClasses, p.Class); !ok || p.Class == "" {
 		return nil
 	}
-	return &api.LinuxIOPriority{Class: class, Priority: int32(p.Priority)}
+	return api.FromOCILinuxIOPriority(p)
 }
 
+// schedulerFromOCI is api's conversion, except that a policy NRI does not
+// know (or none) leaves the scheduler out instead of reading as SCHED_NONE.
 func schedulerFromOCI(s *rspec.Scheduler) *api.LinuxScheduler {
 	if s == nil {
 		return nil
 	}
-	policy, ok := enumValue(schedPolicies, s.Policy)
-	if !ok || s.Policy == "" {
+	if _, ok := enumValue(schedPolicies, s.Policy); !ok || s.Policy == "" {
 		return nil
 	}
-	o := &api.LinuxScheduler{
-		Policy: policy, Nice: s.Nice, Priority: s.Priority,
-		Runtime: s.Runtime, Deadline: s.Deadline, Period: s.Period,
-	}
-	for _, f := range s.Flags {
-		if flag, ok := enumValue(schedFlags, f); ok {
-			o.Flags = append(o.Flags, flag)
-		}
-	}
-	return o
-}
-
-func seccompFromOCI(s *rspec.LinuxSeccomp) *api.LinuxSeccomp {
-	if s == nil {
-		return nil
-	}
-	o := &api.LinuxSeccomp{
-		DefaultAction:    string(s.DefaultAction),
-		DefaultErrno:     errnoFromOCI(s.DefaultErrnoRet),
-		ListenerPath:     s.ListenerPath,
-		ListenerMetadata: s.ListenerMetadata,
-	}
-	for _, a := range s.Architectures {
-		o.Architectures = append(o.Architectures, string(a))
-	}
-	for _, f := range s.Flags {
-		o.Flags = append(o.Flags, string(f))
-	}
-	for _, sc := range s.Syscalls {
-		c := &api.LinuxSyscall{Names: slices.Clone(sc.Names), Action: string(sc.Action), ErrnoRet: errnoFromOCI(sc.ErrnoRet)}
-		for _, a := range sc.Args {
-			c.Args = append(c.Args, &api.LinuxSeccompArg{
-				Index: uint32(a.Index), Value: a.Value, ValueTwo: a.ValueTwo, Op: string(a.Op),
-			})
-		}
-		o.Syscalls = append(o.Syscalls, c)
-	}
-	return o
-}
-
-func errnoFromOCI(v *uint) *api.OptionalUInt32 {
-	if v == nil {
-		return nil
-	}
-	return &api.OptionalUInt32{Value: uint32(*v)}
+	return api.FromOCILinuxScheduler(s)
 }
 
 // rdtFromOCI shows the legacy L3 and MB schema strings as schemata lines,

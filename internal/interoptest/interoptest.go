@@ -56,12 +56,12 @@ type build struct {
 
 // checkPrograms are the modules under testdata/interop that are checks, not
 // plugins.
-var checkPrograms = map[string]bool{"sidebyside": true, "specgen": true}
+var checkPrograms = map[string]bool{"sidebyside": true, "specgen": true, "convert": true}
 
 // Binary returns the path of a binary built from testdata/interop/<module>
 // (e.g. "modern", "legacy", "sidebyside"), building it on the first call for
 // that module in this process. The binary is <dir>/<module>-plugin, except
-// for the checks (sidebyside, specgen), which are not plugins: <dir>/<module>. It fails the test
+// for the checks (sidebyside, specgen, convert), which are not plugins: <dir>/<module>. It fails the test
 // with go build's output if the module cannot be built, typically because
 // the reference module could not be fetched.
 func Binary(t testing.TB, module string) string {
