@@ -1,9 +1,10 @@
 // Package interoptest builds the programs under testdata/interop for tests:
-// the plugins on the reference stub (modern, legacy), the side-by-side
-// check, and the comparison with the reference's spec generator (specgen). Each of those directories is a Go module of its own that requires
-// the reference module github.com/containerd/nri, so the main module never
-// imports it; building one needs that module in the module cache or a
-// reachable module proxy.
+// the plugins on the reference stub (modern, legacy), and the checks that
+// compare nrikit with the reference: linking side by side (sidebyside), the
+// spec generator (specgen) and the api conversions (convert). Each of those
+// directories is a Go module of its own that requires the reference module
+// github.com/containerd/nri, so the main module never imports it; building
+// one needs that module in the module cache or a reachable module proxy.
 //
 // A build that fails fails the test: interop is a non-negotiable property of
 // nrikit, so a missing peer must never turn into a skipped test.
