@@ -10,9 +10,51 @@ import "os"
 // api.UInt32(5) does not) fails to compile here instead of leaving the value
 // silently unset.
 
+// The argument types of the constructors, named so that another package
+// can pass them on (adaptation offers the constructors under the
+// reference's names too).
+type (
+	// StringValue is what String takes.
+	StringValue interface {
+		string | *string | *OptionalString
+	}
+	// RepeatedStringValue is what RepeatedString takes.
+	RepeatedStringValue interface {
+		[]string | *[]string | *OptionalRepeatedString
+	}
+	// IntValue is what Int takes.
+	IntValue interface {
+		int | *int | *OptionalInt
+	}
+	// Int32Value is what Int32 takes.
+	Int32Value interface {
+		int32 | *int32 | *OptionalInt32
+	}
+	// UInt32Value is what UInt32 takes.
+	UInt32Value interface {
+		uint32 | *uint32 | *OptionalUInt32
+	}
+	// Int64Value is what Int64 takes.
+	Int64Value interface {
+		int | uint | int64 | uint64 | *int64 | *uint64 | *OptionalInt64
+	}
+	// UInt64Value is what UInt64 takes.
+	UInt64Value interface {
+		int | uint | int64 | uint64 | *int64 | *uint64 | *OptionalUInt64
+	}
+	// BoolValue is what Bool takes.
+	BoolValue interface {
+		bool | *bool | *OptionalBool
+	}
+	// FileModeValue is what FileMode takes.
+	FileModeValue interface {
+		os.FileMode | *os.FileMode | uint32 | *OptionalFileMode
+	}
+)
+
 // String makes an optional string from a string, a *string or an
 // *OptionalString.
-func String[T string | *string | *OptionalString](v T) *OptionalString {
+func String[T StringValue](v T) *OptionalString {
 	switch x := any(v).(type) {
 	case string:
 		return &OptionalString{Value: x}
@@ -29,7 +71,7 @@ func String[T string | *string | *OptionalString](v T) *OptionalString {
 
 // RepeatedString makes an optional string list from a []string, a *[]string
 // or an *OptionalRepeatedString. The list is copied.
-func RepeatedString[T []string | *[]string | *OptionalRepeatedString](v T) *OptionalRepeatedString {
+func RepeatedString[T RepeatedStringValue](v T) *OptionalRepeatedString {
 	switch x := any(v).(type) {
 	case []string:
 		return &OptionalRepeatedString{Value: DupStringSlice(x)}
@@ -45,7 +87,7 @@ func RepeatedString[T []string | *[]string | *OptionalRepeatedString](v T) *Opti
 }
 
 // Int makes an optional int from an int, an *int or an *OptionalInt.
-func Int[T int | *int | *OptionalInt](v T) *OptionalInt {
+func Int[T IntValue](v T) *OptionalInt {
 	switch x := any(v).(type) {
 	case int:
 		return &OptionalInt{Value: int64(x)}
@@ -62,7 +104,7 @@ func Int[T int | *int | *OptionalInt](v T) *OptionalInt {
 
 // Int32 makes an optional int32 from an int32, an *int32 or an
 // *OptionalInt32.
-func Int32[T int32 | *int32 | *OptionalInt32](v T) *OptionalInt32 {
+func Int32[T Int32Value](v T) *OptionalInt32 {
 	switch x := any(v).(type) {
 	case int32:
 		return &OptionalInt32{Value: x}
@@ -79,7 +121,7 @@ func Int32[T int32 | *int32 | *OptionalInt32](v T) *OptionalInt32 {
 
 // UInt32 makes an optional uint32 from a uint32, a *uint32 or an
 // *OptionalUInt32.
-func UInt32[T uint32 | *uint32 | *OptionalUInt32](v T) *OptionalUInt32 {
+func UInt32[T UInt32Value](v T) *OptionalUInt32 {
 	switch x := any(v).(type) {
 	case uint32:
 		return &OptionalUInt32{Value: x}
@@ -96,7 +138,7 @@ func UInt32[T uint32 | *uint32 | *OptionalUInt32](v T) *OptionalUInt32 {
 
 // Int64 makes an optional int64 from an int, uint, int64 or uint64 (converted
 // as Go converts them), an *int64, a *uint64 or an *OptionalInt64.
-func Int64[T int | uint | int64 | uint64 | *int64 | *uint64 | *OptionalInt64](v T) *OptionalInt64 {
+func Int64[T Int64Value](v T) *OptionalInt64 {
 	mk := func(i int64) *OptionalInt64 { return &OptionalInt64{Value: i} }
 	switch x := any(v).(type) {
 	case int:
@@ -123,7 +165,7 @@ func Int64[T int | uint | int64 | uint64 | *int64 | *uint64 | *OptionalInt64](v 
 // UInt64 makes an optional uint64 from an int, uint, int64 or uint64
 // (converted as Go converts them), an *int64, a *uint64 or an
 // *OptionalUInt64.
-func UInt64[T int | uint | int64 | uint64 | *int64 | *uint64 | *OptionalUInt64](v T) *OptionalUInt64 {
+func UInt64[T UInt64Value](v T) *OptionalUInt64 {
 	mk := func(u uint64) *OptionalUInt64 { return &OptionalUInt64{Value: u} }
 	switch x := any(v).(type) {
 	case int:
@@ -148,7 +190,7 @@ func UInt64[T int | uint | int64 | uint64 | *int64 | *uint64 | *OptionalUInt64](
 }
 
 // Bool makes an optional bool from a bool, a *bool or an *OptionalBool.
-func Bool[T bool | *bool | *OptionalBool](v T) *OptionalBool {
+func Bool[T BoolValue](v T) *OptionalBool {
 	switch x := any(v).(type) {
 	case bool:
 		return &OptionalBool{Value: x}
@@ -166,7 +208,7 @@ func Bool[T bool | *bool | *OptionalBool](v T) *OptionalBool {
 // FileMode makes an optional file mode from an os.FileMode, an
 // *os.FileMode, a uint32 or an *OptionalFileMode. The mode travels as the
 // 32 bits of os.FileMode.
-func FileMode[T os.FileMode | *os.FileMode | uint32 | *OptionalFileMode](v T) *OptionalFileMode {
+func FileMode[T FileModeValue](v T) *OptionalFileMode {
 	mk := func(m os.FileMode) *OptionalFileMode { return &OptionalFileMode{Value: uint32(m)} }
 	switch x := any(v).(type) {
 	case os.FileMode:
