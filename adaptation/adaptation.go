@@ -106,6 +106,9 @@ func (a *Adaptation) Start(ctx context.Context) error {
 		return err
 	}
 	a.listener = l
+	if !peerPIDSupported {
+		a.log.Debug("nrikit: this OS does not report a connecting process's pid: external plugins are logged without one")
+	}
 	a.wg.Add(1)
 	go a.acceptLoop(runCtx, l)
 	return nil
