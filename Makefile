@@ -94,11 +94,15 @@ $(PROTOC_GEN_GO_TTRPC):
 tools: protoc $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_TTRPC)
 
 # gen-into DIR: messages get protobuf code, services only ttrpc code (see api/services.proto).
+# protoc-gen-go-ttrpc writes its "Code generated" header right above the package
+# clause, which makes it part of the package doc: a blank line detaches it.
 gen-into = mkdir -p $(1) && \
 	$(PROTOC) -I api --plugin=protoc-gen-go=$(PROTOC_GEN_GO) \
 	  --go_out=$(1) --go_opt=paths=source_relative api/nrikit.proto && \
 	$(PROTOC) -I api --plugin=protoc-gen-go-ttrpc=$(PROTOC_GEN_GO_TTRPC) \
-	  --go-ttrpc_out=$(1) --go-ttrpc_opt=paths=source_relative api/services.proto
+	  --go-ttrpc_out=$(1) --go-ttrpc_opt=paths=source_relative api/services.proto && \
+	awk '/^package / && !done { print ""; done = 1 } 1' $(1)/services_ttrpc.pb.go > $(1)/services_ttrpc.pb.go.tmp && \
+	mv $(1)/services_ttrpc.pb.go.tmp $(1)/services_ttrpc.pb.go
 
 generate: tools
 	$(call gen-into,api)
