@@ -32,12 +32,6 @@ var (
 	// ErrBadSocketPath: Start found something other than a socket at the
 	// socket path, and did not remove it.
 	ErrBadSocketPath = errors.New("nrikit: socket path is not a socket")
-	// ErrRegistration: an external plugin failed to register (in logs and
-	// PluginChange reasons only; no method returns it).
-	ErrRegistration = errors.New("nrikit: plugin registration failed")
-	// ErrUnsupportedSync: a plugin mishandled a Synchronize split into
-	// several messages (in logs and PluginChange reasons).
-	ErrUnsupportedSync = errors.New("nrikit: plugin does not handle split sync requests")
 	// ErrInvalidRequest: an event method got a request naming no pod or
 	// container.
 	ErrInvalidRequest = errors.New("nrikit: invalid request")
@@ -45,8 +39,29 @@ var (
 	ErrRemoved = errors.New("nrikit: already removed")
 	// ErrConflict: two plugins' adjustments or updates claim the same thing
 	// (CreateContainer, UpdateContainer).
-	ErrConflict = merge.ErrConflict
+	ErrConflict = errors.New("nrikit: conflicting adjustments")
 )
+
+// Causes of a plugin's failure to join, in logs and PluginChange reasons
+// only: no method returns them.
+var (
+	errRegistration    = errors.New("nrikit: plugin registration failed")
+	errUnsupportedSync = errors.New("nrikit: plugin does not handle split sync requests")
+)
+
+// conflictError makes a merge conflict match ErrConflict: the merge package
+// cannot refer to this one.
+type conflictError struct{ error }
+
+func (e conflictError) Unwrap() []error { return []error{e.error, ErrConflict} }
+
+// mergeError is how a reply's failure to merge reaches the runtime.
+func mergeError(err error) error {
+	if errors.Is(err, merge.ErrConflict) {
+		return conflictError{err}
+	}
+	return err
+}
 
 // PluginError is a plugin's failure of one event or handshake phase.
 type PluginError struct {

@@ -83,15 +83,15 @@ func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost 
 			// Leave the connection up until the plugin has read why it was
 			// refused (it disconnects) or the timeout ends.
 			waitEither(ctx, t.C, lost)
-			return nil, fmt.Errorf("%w: %w", ErrRegistration, r.err)
+			return nil, fmt.Errorf("%w: %w", errRegistration, r.err)
 		}
 		return r.req, nil
 	case <-t.C:
-		return nil, fmt.Errorf("%w: plugin did not register within %v", ErrRegistration, timeout)
+		return nil, fmt.Errorf("%w: plugin did not register within %v", errRegistration, timeout)
 	case <-lost:
-		return nil, fmt.Errorf("%w: connection closed before registration", ErrRegistration)
+		return nil, fmt.Errorf("%w: connection closed before registration", errRegistration)
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", ErrRegistration, ctx.Err())
+		return nil, fmt.Errorf("%w: %w", errRegistration, ctx.Err())
 	}
 }
 

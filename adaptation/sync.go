@@ -88,7 +88,7 @@ func (a *Adaptation) sendSnapshot(ctx context.Context, p *plugin, pods []*api.Po
 			return rsp.GetUpdate(), nil
 		}
 		if !rsp.GetMore() || len(rsp.GetUpdate()) > 0 {
-			return nil, ErrUnsupportedSync
+			return nil, errUnsupportedSync
 		}
 	}
 	return nil, nil
