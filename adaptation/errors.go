@@ -29,9 +29,11 @@ var (
 	ErrPluginTimeout = errors.New("nrikit: plugin timed out")
 	// ErrRejected: a validator rejected CreateContainer's merged adjustment.
 	ErrRejected = errors.New("nrikit: adjustment rejected")
-	// ErrBadSocketPath: Start found something other than a socket at the
-	// socket path, and did not remove it.
-	ErrBadSocketPath = errors.New("nrikit: socket path is not a socket")
+	// ErrBadSocketPath: Start found at the socket path something it would
+	// be harmful to remove (a regular file, a directory that is not empty,
+	// a socket another process listens on), and left it alone. A stale
+	// socket or an empty directory there is removed instead.
+	ErrBadSocketPath = errors.New("nrikit: socket path is in use")
 	// ErrInvalidRequest: an event method got a request naming no pod or
 	// container.
 	ErrInvalidRequest = errors.New("nrikit: invalid request")
