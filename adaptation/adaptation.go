@@ -56,9 +56,6 @@ type Adaptation struct {
 // New creates an Adaptation. sync and update may be nil: plugins then get
 // an empty snapshot, and their unsolicited updates are all reported failed.
 func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts ...Option) (*Adaptation, error) {
-	if runtimeName == "" {
-		return nil, errors.New("nrikit: runtime name is required")
-	}
 	o := defaultOptions()
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
