@@ -76,7 +76,10 @@ func TestRequestsTheReferenceAccepts(t *testing.T) {
 					e.a.StartContainer(ctx, &api.StartContainerRequest{Pod: pod, Container: noID}),
 					e.a.PostStartContainer(ctx, &api.PostStartContainerRequest{Pod: pod, Container: noID}),
 					e.a.PostUpdateContainer(ctx, &api.PostUpdateContainerRequest{Pod: pod, Container: noID}),
-					func() error { _, err := e.a.StopContainer(ctx, &api.StopContainerRequest{Pod: pod, Container: noID}); return err }(),
+					func() error {
+						_, err := e.a.StopContainer(ctx, &api.StopContainerRequest{Pod: pod, Container: noID})
+						return err
+					}(),
 					e.a.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: noID}),
 				)
 			},
