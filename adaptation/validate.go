@@ -13,13 +13,14 @@ import (
 // validate asks every validator, all at once, to approve the merged
 // response of a container being created. Any failure or rejection fails
 // the creation; a validator that timed out or was lost is also dropped.
+// One whose connection was already gone is skipped, as by the reference.
 func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, result *merge.Create, merged *api.CreateContainerResponse) error {
 	plugins := a.registry.snapshot()
 	var validators []*plugin
 	instances := make([]*api.PluginInstance, 0, len(plugins))
 	for _, p := range plugins {
 		instances = append(instances, &api.PluginInstance{Name: p.name, Index: p.idx})
-		if p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) {
+		if p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) && !p.gone() {
 			validators = append(validators, p)
 		}
 	}
