@@ -34,9 +34,6 @@ var (
 	// a socket another process listens on), and left it alone. A stale
 	// socket or an empty directory there is removed instead.
 	ErrBadSocketPath = errors.New("nrikit: socket path is in use")
-	// ErrInvalidRequest: an event method got a request naming no pod or
-	// container.
-	ErrInvalidRequest = errors.New("nrikit: invalid request")
 	// ErrRemoved: a setup event for a pod or container already removed.
 	ErrRemoved = errors.New("nrikit: already removed")
 	// ErrConflict: two plugins' adjustments or updates claim the same thing
