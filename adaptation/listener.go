@@ -76,8 +76,8 @@ func harmOfRemoving(path string, fi fs.FileInfo) string {
 	return "a " + fileKind(fi)
 }
 
-// liveSocket says whether something listens on the socket at path,
-// by connecting to it: only a refused connection proves the socket stale.
+// liveSocket describes the socket at path when something may listen on it,
+// and returns "" when it is stale: only a refused connection proves that.
 func liveSocket(path string) string {
 	c, err := net.DialTimeout("unix", path, probeTimeout)
 	switch {
