@@ -1,7 +1,9 @@
 # nrikit build, test and code generation.
 #
-#   make test            vet, race-enabled unit tests, the big-node tests without -race,
-#                        a short run of every fuzz target, the generated-code check
+#   make test            vet, cross-OS build and vet, race-enabled unit tests, the big-node
+#                        tests without -race, a short run of every fuzz target, the
+#                        generated-code check
+#   make cross           build and vet for every OS a runtime links nrikit on
 #   make generate        regenerate api/*.pb.go with the pinned generators
 #   make check-generate  fail when the committed generated code is stale
 
@@ -21,19 +23,28 @@ PROTOC_GEN_GO_TTRPC := $(TOOLS_BIN)/protoc-gen-go-ttrpc
 
 TEST_FLAGS ?=
 
-.PHONY: all build test vet unit bignode fuzz generate check-generate tools protoc clean
+.PHONY: all build test vet cross unit bignode fuzz generate check-generate tools protoc clean
 
 all: build
 
 build:
 	$(GO) build ./...
 
-test: vet unit bignode fuzz check-generate
+test: vet cross unit bignode fuzz check-generate
 
 vet:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/') ); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# Runtimes link nrikit on all of these; what an OS lacks must degrade at run
+# time (an error or a log line), never break the build.
+CROSS_OS := linux windows darwin freebsd
+
+cross:
+	@set -e; for os in $(CROSS_OS); do \
+	  echo "cross $$os"; GOOS=$$os $(GO) build ./...; GOOS=$$os $(GO) vet ./...; \
+	done
 
 unit:
 	$(GO) test -race -timeout 30m $(TEST_FLAGS) ./...
@@ -84,11 +95,15 @@ $(PROTOC_GEN_GO_TTRPC):
 tools: protoc $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_TTRPC)
 
 # gen-into DIR: messages get protobuf code, services only ttrpc code (see api/services.proto).
+# protoc-gen-go-ttrpc writes its "Code generated" header right above the package
+# clause, which makes it part of the package doc: a blank line detaches it.
 gen-into = mkdir -p $(1) && \
 	$(PROTOC) -I api --plugin=protoc-gen-go=$(PROTOC_GEN_GO) \
 	  --go_out=$(1) --go_opt=paths=source_relative api/nrikit.proto && \
 	$(PROTOC) -I api --plugin=protoc-gen-go-ttrpc=$(PROTOC_GEN_GO_TTRPC) \
-	  --go-ttrpc_out=$(1) --go-ttrpc_opt=paths=source_relative api/services.proto
+	  --go-ttrpc_out=$(1) --go-ttrpc_opt=paths=source_relative api/services.proto && \
+	awk '/^package / && !done { print ""; done = 1 } 1' $(1)/services_ttrpc.pb.go > $(1)/services_ttrpc.pb.go.tmp && \
+	mv $(1)/services_ttrpc.pb.go.tmp $(1)/services_ttrpc.pb.go
 
 generate: tools
 	$(call gen-into,api)

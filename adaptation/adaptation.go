@@ -20,7 +20,8 @@ const Version = "v0.12.5"
 // called once for every plugin that joins, while events wait (setup events
 // give up when their caller's context ends): it must not call the
 // Adaptation's event methods, and pods still being created may be listed
-// with state POD_SANDBOX_UNKNOWN.
+// with state POD_SANDBOX_UNKNOWN. It must call cb once; if it returns nil
+// without calling it, the plugin gets an empty snapshot.
 type SyncFn func(ctx context.Context, cb SyncCB) error
 
 // SyncCB synchronizes one plugin with the given state and returns the
@@ -53,12 +54,11 @@ type Adaptation struct {
 	wg       sync.WaitGroup // every goroutine the adaptation starts
 }
 
-// New creates an Adaptation. sync and update may be nil: plugins then get
-// an empty snapshot, and their unsolicited updates are all reported failed.
+// New creates an Adaptation. runtimeName and runtimeVersion are what
+// plugins are told in Configure. sync and update may be nil: plugins then
+// get an empty snapshot, and their unsolicited updates are all reported
+// failed.
 func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts ...Option) (*Adaptation, error) {
-	if runtimeName == "" {
-		return nil, errors.New("nrikit: runtime name is required")
-	}
 	o := defaultOptions()
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
@@ -106,6 +106,9 @@ func (a *Adaptation) Start(ctx context.Context) error {
 		return err
 	}
 	a.listener = l
+	if !peerPIDSupported {
+		a.log.Debug("nrikit: this OS does not report a connecting process's pid: external plugins are logged without one")
+	}
 	a.wg.Add(1)
 	go a.acceptLoop(runCtx, l)
 	return nil

@@ -114,9 +114,11 @@ func TestUnsolicitedUpdates(t *testing.T) {
 	e.waitPlugins("10-upd")
 	update := &api.ContainerUpdate{ContainerId: "c1", Linux: &api.LinuxContainerUpdate{
 		Resources: &api.LinuxResources{Cpu: &api.LinuxCPU{Cpus: "0-1"}}}}
-	failed, err := p.UpdateContainers(ctx, []*api.ContainerUpdate{update, nil})
-	if err != nil || len(failed) != 0 {
-		t.Fatalf("UpdateContainers = %v, %v", failed, err)
+	unnamed := &api.ContainerUpdate{IgnoreFailure: true}
+	failed, err := p.UpdateContainers(ctx, []*api.ContainerUpdate{update, nil, unnamed})
+	// On the wire nil arrives as an empty update: it names no container too.
+	if err != nil || len(failed) != 2 || failed[0].GetContainerId() != "" || !failed[1].GetIgnoreFailure() {
+		t.Fatalf("UpdateContainers = %v, %v; want only the updates naming no container failed", failed, err)
 	}
 	e.store.mu.Lock()
 	defer e.store.mu.Unlock()

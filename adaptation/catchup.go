@@ -62,14 +62,14 @@ func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Contai
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, pod := range pods {
-		if pod.GetState() == api.PodSandboxState_POD_SANDBOX_UNKNOWN || l.removed.has(pod.GetId()) {
+		if pod.GetId() == "" || pod.GetState() == api.PodSandboxState_POD_SANDBOX_UNKNOWN || l.removed.has(pod.GetId()) {
 			continue
 		}
 		r := l.lookup(l.pods, pod.GetId(), "", false)
 		r.plugins[p] |= seenCreated
 	}
 	for _, ctr := range ctrs {
-		if !l.removed.has(ctr.GetId()) {
+		if ctr.GetId() != "" && !l.removed.has(ctr.GetId()) {
 			r := l.lookup(l.ctrs, ctr.GetId(), ctr.GetPodSandboxId(), false)
 			r.plugins[p] |= seenCreated
 		}

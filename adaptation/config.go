@@ -9,10 +9,14 @@ import (
 
 // Config is the operator-facing configuration, with the keys operators
 // already write in their runtime's config file; a runtime can embed it.
-// Zero fields keep their defaults.
+// Zero fields keep their defaults, so a zero Config is usable; DefaultConfig
+// has them filled in, for a runtime that prints its default configuration.
 type Config struct {
-	PluginPath          string        `json:"plugin_path,omitempty" toml:"plugin_path"`
-	PluginConfigPath    string        `json:"plugin_config_path,omitempty" toml:"plugin_config_path"`
+	PluginPath       string `json:"plugin_path,omitempty" toml:"plugin_path"`
+	PluginConfigPath string `json:"plugin_config_path,omitempty" toml:"plugin_config_path"`
+	// DisablePluginPath starts no pre-installed plugins, whatever
+	// PluginPath says ("" there means the default directory).
+	DisablePluginPath   bool          `json:"disable_plugin_path,omitempty" toml:"disable_plugin_path"`
 	SocketPath          string        `json:"socket_path,omitempty" toml:"socket_path"`
 	RegistrationTimeout Duration      `json:"plugin_registration_timeout,omitempty" toml:"plugin_registration_timeout"`
 	RequestTimeout      Duration      `json:"plugin_request_timeout,omitempty" toml:"plugin_request_timeout"`
@@ -21,6 +25,22 @@ type Config struct {
 	FailurePolicy       FailurePolicy `json:"default_failure_policy,omitempty" toml:"default_failure_policy"`
 	// DefaultValidator is the default validator's table; nil leaves it off.
 	DefaultValidator *validator.DefaultValidatorConfig `json:"default_validator,omitempty" toml:"default_validator"`
+}
+
+// DefaultConfig returns a Config with every default filled in: the same
+// settings as a zero Config, but written out when marshalled.
+func DefaultConfig() *Config {
+	return &Config{
+		PluginPath:          DefaultPluginPath,
+		PluginConfigPath:    DefaultPluginConfigPath,
+		SocketPath:          DefaultSocketPath,
+		RegistrationTimeout: Duration(DefaultRegistrationTimeout),
+		RequestTimeout:      Duration(DefaultRequestTimeout),
+		SyncTimeout:         Duration(DefaultSyncTimeout),
+		// Present but not enabled, so that a printed default config shows
+		// the validator's keys, as containerd's does.
+		DefaultValidator: &validator.DefaultValidatorConfig{},
+	}
 }
 
 // Options turns the config into options; unset fields are left out.
@@ -37,6 +57,9 @@ func (c Config) Options() []Option {
 		}
 	}
 	addString(c.PluginPath, WithPluginPath)
+	if c.DisablePluginPath {
+		opts = append(opts, WithPluginPath(""))
+	}
 	addString(c.PluginConfigPath, WithPluginConfigPath)
 	addString(c.SocketPath, WithSocketPath)
 	addDuration(c.RegistrationTimeout, WithRegistrationTimeout)

@@ -23,6 +23,7 @@ const (
 	DeprecatedStateChange Deprecation = iota + 1
 )
 
+// String is the deprecation's text, the reference's.
 func (d Deprecation) String() string {
 	switch d {
 	case DeprecatedStateChange:

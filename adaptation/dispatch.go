@@ -30,6 +30,11 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 	}
 	out := newOutgoing(req, !pol.evolving)
 	for _, p := range a.registry.snapshot() {
+		if p.gone() {
+			// Dropped, or its connection lost, before its turn: skipped, so
+			// that an idle disconnect never fails the event.
+			continue
+		}
 		// The contract advances for every plugin, subscribed or not, so that a
 		// plugin that takes only stops still gets them.
 		if !a.lifecycle.admit(p, ev, req) || !p.subscribed(ev) {
@@ -55,10 +60,17 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 	start := time.Now()
 	mark, done := p.handling(ev)
 	defer done()
+	called := false
 	err := p.invoke(ctx, a.opts.request, func(ctx context.Context) error {
+		called = true
 		mark()
 		return call(ctx)
 	})
+	if !called && errors.Is(err, ErrPluginClosed) && pol.class != classValidation {
+		// Closed while waiting for its turn: as if skipped. A validator's
+		// silence never passes for consent.
+		return nil
+	}
 	if err == nil {
 		took := time.Since(start)
 		a.opts.metrics.PluginInvoked(p.id, ev, OutcomeOK, took)

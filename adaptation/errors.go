@@ -29,24 +29,38 @@ var (
 	ErrPluginTimeout = errors.New("nrikit: plugin timed out")
 	// ErrRejected: a validator rejected CreateContainer's merged adjustment.
 	ErrRejected = errors.New("nrikit: adjustment rejected")
-	// ErrBadSocketPath: Start found something other than a socket at the
-	// socket path, and did not remove it.
-	ErrBadSocketPath = errors.New("nrikit: socket path is not a socket")
-	// ErrRegistration: an external plugin failed to register (in logs and
-	// PluginChange reasons only; no method returns it).
-	ErrRegistration = errors.New("nrikit: plugin registration failed")
-	// ErrUnsupportedSync: a plugin mishandled a Synchronize split into
-	// several messages (in logs and PluginChange reasons).
-	ErrUnsupportedSync = errors.New("nrikit: plugin does not handle split sync requests")
-	// ErrInvalidRequest: an event method got a request naming no pod or
-	// container.
-	ErrInvalidRequest = errors.New("nrikit: invalid request")
+	// ErrBadSocketPath: Start found at the socket path something it would
+	// be harmful to remove (a regular file, a directory that is not empty,
+	// a socket another process listens on), and left it alone. A stale
+	// socket or an empty directory there is removed instead.
+	ErrBadSocketPath = errors.New("nrikit: socket path is in use")
 	// ErrRemoved: a setup event for a pod or container already removed.
 	ErrRemoved = errors.New("nrikit: already removed")
 	// ErrConflict: two plugins' adjustments or updates claim the same thing
 	// (CreateContainer, UpdateContainer).
-	ErrConflict = merge.ErrConflict
+	ErrConflict = errors.New("nrikit: conflicting adjustments")
 )
+
+// Causes of a plugin's failure to join, in logs and PluginChange reasons
+// only: no method returns them.
+var (
+	errRegistration    = errors.New("nrikit: plugin registration failed")
+	errUnsupportedSync = errors.New("nrikit: plugin does not handle split sync requests")
+)
+
+// conflictError makes a merge conflict match ErrConflict: the merge package
+// cannot refer to this one.
+type conflictError struct{ error }
+
+func (e conflictError) Unwrap() []error { return []error{e.error, ErrConflict} }
+
+// mergeError is how a reply's failure to merge reaches the runtime.
+func mergeError(err error) error {
+	if errors.Is(err, merge.ErrConflict) {
+		return conflictError{err}
+	}
+	return err
+}
 
 // PluginError is a plugin's failure of one event or handshake phase.
 type PluginError struct {

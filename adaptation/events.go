@@ -79,13 +79,13 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	collect := func(p *plugin, rsp *api.CreateContainerResponse) error {
 		handled.add(p)
 		a.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
-		return result.Apply(p.id, rsp)
+		return mergeError(result.Apply(p.id, rsp))
 	}
 	err = relay(ctx, a, api.Event_CREATE_CONTAINER, req, api.PluginService.CreateContainer, collect)
 	if err == nil {
 		// A reply that failed to merge always fails the event (policy.go);
 		// this keeps a half-merged response from ever reaching the runtime.
-		err = result.Err()
+		err = mergeError(result.Err())
 	}
 	var merged *api.CreateContainerResponse
 	if err == nil {
@@ -133,7 +133,7 @@ func (a *Adaptation) UpdateContainer(ctx context.Context, req *api.UpdateContain
 	result := merge.NewUpdate(req)
 	collect := func(p *plugin, rsp *api.UpdateContainerResponse) error {
 		a.countAdjustments(p, api.Event_UPDATE_CONTAINER, false, rsp.GetUpdate(), rsp.GetEvict())
-		return result.Apply(p.id, rsp)
+		return mergeError(result.Apply(p.id, rsp))
 	}
 	if err := relay(ctx, a, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect); err != nil {
 		return nil, err

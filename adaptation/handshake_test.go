@@ -2,7 +2,6 @@ package adaptation_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -143,17 +142,6 @@ func TestSocketSetup(t *testing.T) {
 		e.start() // Start after Stop reuses the path
 		e.external("10", "again", testplugin.Config{})
 		e.waitPlugins("10-again")
-	})
-	t.Run("regular file refused", func(t *testing.T) {
-		e := newEnv(t)
-		if err := os.MkdirAll(filepath.Dir(e.socket), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, e.socket, "not a socket")
-		err := e.a.Start(context.Background())
-		if !errors.Is(err, adaptation.ErrBadSocketPath) {
-			t.Fatalf("Start = %v, want ErrBadSocketPath", err)
-		}
 	})
 	t.Run("disabled", func(t *testing.T) {
 		e := newEnv(t, adaptation.WithDisabledExternalConnections())

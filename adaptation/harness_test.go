@@ -273,7 +273,8 @@ next:
 // store is the runtime's own state, listed by SyncFn.
 type store struct {
 	mu       sync.Mutex
-	listPods func() []*api.PodSandbox // overrides pods when set
+	listPods func() []*api.PodSandbox                       // overrides pods when set
+	syncWith func(context.Context, adaptation.SyncCB) error // replaces sync when set
 	pods     []*api.PodSandbox
 	ctrs     []*api.Container
 	updates  [][]*api.ContainerUpdate
@@ -281,8 +282,11 @@ type store struct {
 
 func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
 	s.mu.Lock()
-	pods, ctrs, list := s.pods, s.ctrs, s.listPods
+	pods, ctrs, list, syncWith := s.pods, s.ctrs, s.listPods, s.syncWith
 	s.mu.Unlock()
+	if syncWith != nil {
+		return syncWith(ctx, cb)
+	}
 	if list != nil {
 		pods = list()
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/fakenode"
-	"github.com/nrikit/nrikit/internal/merge"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
 
@@ -58,7 +57,7 @@ func TestHostilePlugins(t *testing.T) {
 		e.store.set(pods, ctrs)
 		e.start()
 		entry := e.waitLogged(logrus.Fields{"plugin": "10-liar", "phase": "synchronize"})[0]
-		if !strings.Contains(entry.Data["error"].(string), adaptation.ErrUnsupportedSync.Error()) {
+		if !strings.Contains(entry.Data["error"].(string), "does not handle split sync requests") {
 			t.Errorf("sync failure %v", entry.Data)
 		}
 	})
@@ -71,7 +70,7 @@ func TestHostilePlugins(t *testing.T) {
 		e.start()
 		pod := testPod("pc")
 		_, err := e.a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: testContainer("c", pod)})
-		if !errors.Is(err, merge.ErrConflict) || !strings.Contains(err.Error(), `"10-first" and "20-second"`) {
+		if !errors.Is(err, adaptation.ErrConflict) || !strings.Contains(err.Error(), `"10-first" and "20-second"`) {
 			t.Fatalf("CreateContainer = %v, want a conflict naming both plugins", err)
 		}
 		entry := e.waitLogged(logrus.Fields{"plugin": "20-second", "event": "CreateContainer"})[0]

@@ -175,6 +175,9 @@ func step(r *record, p *plugin, ev api.Event) bool {
 // podRemoved forgets a pod and its containers once its removal fan-out ended.
 func (l *lifecycle) podRemoved(pod *api.PodSandbox) {
 	id := pod.GetId()
+	if id == "" {
+		return // never tracked
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.pods, id)
@@ -187,9 +190,12 @@ func (l *lifecycle) podRemoved(pod *api.PodSandbox) {
 }
 
 func (l *lifecycle) containerRemoved(ctr *api.Container) {
+	id := ctr.GetId()
+	if id == "" {
+		return // never tracked
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	id := ctr.GetId()
 	if r := l.ctrs[id]; r != nil {
 		delete(l.byPod[r.podID], id)
 		if len(l.byPod[r.podID]) == 0 {

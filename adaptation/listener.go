@@ -7,16 +7,22 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
+	"time"
 )
 
+// probeTimeout bounds the connection attempt that tells a live socket at the
+// socket path from a stale one.
+const probeTimeout = time.Second
+
 // listenSocket listens for external plugins at path: the parent directory
-// is created 0700, a stale socket is replaced, any other file is refused,
+// is created 0700, what a crashed runtime or a test leaves there is removed,
 // and the socket is made accessible to its owner only.
 func listenSocket(path string) (net.Listener, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("nrikit: creating socket directory: %w", err)
 	}
-	if err := removeStaleSocket(path); err != nil {
+	if err := clearSocketPath(path); err != nil {
 		return nil, err
 	}
 	l, err := net.Listen("unix", path)
@@ -30,20 +36,58 @@ func listenSocket(path string) (net.Listener, error) {
 	return l, nil
 }
 
-func removeStaleSocket(path string) error {
+// clearSocketPath removes a stale socket or an empty directory at path, and
+// refuses, with ErrBadSocketPath, anything it would be harmful to remove.
+func clearSocketPath(path string) error {
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
 		return fmt.Errorf("nrikit: checking socket path: %w", err)
-	case fi.Mode().Type() != fs.ModeSocket:
-		return fmt.Errorf("%w: %s is a %s", ErrBadSocketPath, path, fileKind(fi))
+	}
+	if harm := harmOfRemoving(path, fi); harm != "" {
+		return fmt.Errorf("%w: %s is %s (left in place)", ErrBadSocketPath, path, harm)
 	}
 	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("nrikit: removing stale socket: %w", err)
+		return fmt.Errorf("nrikit: removing leftover %s at socket path %s: %w", fileKind(fi), path, err)
 	}
 	return nil
+}
+
+// harmOfRemoving says what removing the entry at path would destroy, or ""
+// when it is a leftover: a socket nobody listens on, or an empty directory.
+func harmOfRemoving(path string, fi fs.FileInfo) string {
+	switch {
+	case fi.Mode().Type() == fs.ModeSocket:
+		return liveSocket(path)
+	case fi.IsDir():
+		entries, err := os.ReadDir(path)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("a directory that cannot be read (%v)", err)
+		case len(entries) > 0:
+			return "a directory that is not empty"
+		}
+		return ""
+	case fi.Mode().IsRegular():
+		return fmt.Sprintf("a regular file (%d bytes)", fi.Size())
+	}
+	return "a " + fileKind(fi)
+}
+
+// liveSocket describes the socket at path when something may listen on it,
+// and returns "" when it is stale: only a refused connection proves that.
+func liveSocket(path string) string {
+	c, err := net.DialTimeout("unix", path, probeTimeout)
+	switch {
+	case err == nil:
+		_ = c.Close()
+		return "a live socket: something is listening on it"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return ""
+	}
+	return fmt.Sprintf("a socket that may be in use (connecting to it: %v)", err)
 }
 
 func fileKind(fi fs.FileInfo) string {
@@ -54,6 +98,12 @@ func fileKind(fi fs.FileInfo) string {
 		return "regular file"
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return "symbolic link"
+	case fi.Mode()&fs.ModeSocket != 0:
+		return "socket"
+	case fi.Mode()&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case fi.Mode()&fs.ModeDevice != 0:
+		return "device"
 	}
 	return fi.Mode().Type().String()
 }

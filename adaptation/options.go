@@ -73,7 +73,9 @@ func WithPluginConfigPath(path string) Option {
 	return func(o *options) error { o.pluginConfigPath = path; return nil }
 }
 
-// WithSocketPath sets where external plugins connect.
+// WithSocketPath sets where external plugins connect. Start removes a
+// stale socket or an empty directory found there, and refuses anything
+// else with ErrBadSocketPath.
 func WithSocketPath(path string) Option {
 	return func(o *options) error {
 		if path == "" {

@@ -1,27 +1,18 @@
+//go:build linux || darwin
+
 package adaptation
 
-import (
-	"net"
-	"syscall"
-)
+import "net"
 
-// peerPID reads the connected process's pid (SO_PEERCRED), for logs only;
-// 0 when it cannot be known.
-func peerPID(c net.Conn) int {
+// controlUnixConn runs fn on c's file descriptor when c is a unix socket.
+func controlUnixConn(c net.Conn, fn func(fd int)) {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
-		return 0
+		return
 	}
 	raw, err := uc.SyscallConn()
 	if err != nil {
-		return 0
+		return
 	}
-	pid := 0
-	_ = raw.Control(func(fd uintptr) {
-		cred, err := syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-		if err == nil {
-			pid = int(cred.Pid)
-		}
-	})
-	return pid
+	_ = raw.Control(func(fd uintptr) { fn(int(fd)) })
 }

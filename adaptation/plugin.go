@@ -107,6 +107,23 @@ func (p *plugin) handling(ev api.Event) (mark, done func()) {
 	return func() { p.inFlight.Store(token) }, func() { p.inFlight.CompareAndSwap(token, 0) }
 }
 
+// gone tells whether the plugin was closed or its connection lost, even if
+// nrikit has not dropped it yet.
+func (p *plugin) gone() bool {
+	if p.isClosed() {
+		return true
+	}
+	if p.conn == nil {
+		return false
+	}
+	select {
+	case <-p.conn.lost():
+		return true
+	default:
+		return false
+	}
+}
+
 func (p *plugin) isClosed() bool {
 	select {
 	case <-p.closed:

@@ -3,22 +3,26 @@ package adaptation
 import (
 	"fmt"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/nrikit/nrikit/api"
 )
 
-// checkRequest refuses what no plugin should be asked: an event that names
-// no pod (or, for a container event, no container), and the setup of a pod
-// or container that was already removed.
+// checkRequest refuses the setup of a pod or container that was already
+// removed: plugins never hear of it after its removal. A request that names
+// no pod (or, for a container event, no container) is relayed as the
+// reference relays it, but nrikit cannot keep that pod's or container's
+// lifecycle: no ordering or exactly-once bookkeeping applies to it.
 func (a *Adaptation) checkRequest(ev api.Event, pol eventPolicy, req any) error {
 	podID, ctrID := podIDOf(req), containerIDOf(req)
+	if podID == "" || isContainerEvent(ev) && ctrID == "" {
+		a.log.WithFields(logrus.Fields{"event": ev.Name(), "pod": podID, "container": ctrID}).
+			Debug("nrikit: request names no pod or container: relayed without lifecycle bookkeeping")
+	}
 	switch {
-	case podID == "":
-		return fmt.Errorf("%w: %s names no pod", ErrInvalidRequest, ev.Name())
-	case isContainerEvent(ev) && ctrID == "":
-		return fmt.Errorf("%w: %s names no container", ErrInvalidRequest, ev.Name())
 	case pol.class != classSetup:
 		return nil
-	case a.lifecycle.isRemoved(podID):
+	case podID != "" && a.lifecycle.isRemoved(podID):
 		return fmt.Errorf("%w: %s for pod %s", ErrRemoved, ev.Name(), podID)
 	case ctrID != "" && a.lifecycle.isRemoved(ctrID):
 		return fmt.Errorf("%w: %s for container %s", ErrRemoved, ev.Name(), ctrID)

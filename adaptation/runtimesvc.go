@@ -56,20 +56,30 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	if p == nil {
 		return nil, errors.New("nrikit: UpdateContainers before registration completed")
 	}
+	// Updates that name no container never reach the runtime; the plugin
+	// hears they failed.
 	updates := make([]*api.ContainerUpdate, 0, len(req.GetUpdate()))
+	var unnamed []*api.ContainerUpdate
 	for _, u := range req.GetUpdate() {
-		if u != nil && u.GetContainerId() != "" {
+		switch {
+		case u == nil:
+		case u.GetContainerId() == "":
+			unnamed = append(unnamed, u)
+		default:
 			updates = append(updates, u)
 		}
 	}
+	if len(unnamed) > 0 {
+		p.log.WithField("count", len(unnamed)).Debug("nrikit: unsolicited updates that name no container reported failed")
+	}
 	if s.a.updateFn == nil {
-		return &api.UpdateContainersResponse{Failed: updates}, nil
+		return &api.UpdateContainersResponse{Failed: append(updates, unnamed...)}, nil
 	}
 	failed, err := s.a.updateFn(ctx, updates)
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")
 	}
-	return &api.UpdateContainersResponse{Failed: failed}, err
+	return &api.UpdateContainersResponse{Failed: append(failed, unnamed...)}, err
 }
 
 // await waits for the plugin's registration, at most timeout; lost is the
@@ -83,15 +93,15 @@ func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost 
 			// Leave the connection up until the plugin has read why it was
 			// refused (it disconnects) or the timeout ends.
 			waitEither(ctx, t.C, lost)
-			return nil, fmt.Errorf("%w: %w", ErrRegistration, r.err)
+			return nil, fmt.Errorf("%w: %w", errRegistration, r.err)
 		}
 		return r.req, nil
 	case <-t.C:
-		return nil, fmt.Errorf("%w: plugin did not register within %v", ErrRegistration, timeout)
+		return nil, fmt.Errorf("%w: plugin did not register within %v", errRegistration, timeout)
 	case <-lost:
-		return nil, fmt.Errorf("%w: connection closed before registration", ErrRegistration)
+		return nil, fmt.Errorf("%w: connection closed before registration", errRegistration)
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", ErrRegistration, ctx.Err())
+		return nil, fmt.Errorf("%w: %w", errRegistration, ctx.Err())
 	}
 }
 

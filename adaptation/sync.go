@@ -32,11 +32,14 @@ func (a *Adaptation) synchronizeAndJoin(ctx context.Context, p *plugin) error {
 	} else {
 		err = a.syncFn(ctx, cb)
 	}
-	switch {
-	case err != nil:
+	if err == nil && !called {
+		// The reference lets such a plugin join unsynchronized; an empty
+		// snapshot, as with no SyncFn, keeps the lifecycle contract.
+		p.log.Warn("nrikit: the runtime's sync function did not call its callback: the plugin gets an empty snapshot")
+		_, err = cb(ctx, nil, nil)
+	}
+	if err != nil {
 		return err
-	case !called:
-		return errors.New("nrikit: the runtime's sync function did not synchronize the plugin")
 	}
 	if err := a.catchUp(ctx, p, pods, ctrs); err != nil {
 		return err
@@ -88,7 +91,7 @@ func (a *Adaptation) sendSnapshot(ctx context.Context, p *plugin, pods []*api.Po
 			return rsp.GetUpdate(), nil
 		}
 		if !rsp.GetMore() || len(rsp.GetUpdate()) > 0 {
-			return nil, ErrUnsupportedSync
+			return nil, errUnsupportedSync
 		}
 	}
 	return nil, nil

@@ -30,11 +30,19 @@ func (a *Adaptation) removeContainers(ctx context.Context, pod *api.PodSandbox) 
 	}
 }
 
+// stopContainer and stopPod send a step that may be missing. Without an ID
+// there is no record of what plugins had, so nothing is added.
 func (a *Adaptation) stopContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) {
 	req := &api.StopContainerRequest{Pod: pod, Container: ctr}
+	if podIDOf(req) == "" || ctr.GetId() == "" {
+		return
+	}
 	_ = relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
 }
 
 func (a *Adaptation) stopPod(ctx context.Context, pod *api.PodSandbox) {
+	if pod.GetId() == "" {
+		return
+	}
 	_ = relay(ctx, a, api.Event_STOP_POD_SANDBOX, &api.StopPodSandboxRequest{Pod: pod}, api.PluginService.StopPodSandbox, nil)
 }

@@ -14,12 +14,13 @@ import (
 // once, to approve the merged response of a container being created. Any
 // failure or rejection fails the creation; a validator that timed out or was
 // lost is also dropped. handled holds the plugins whose CreateContainer
-// reply was taken.
+// reply was taken. A validator whose connection was already gone is skipped,
+// as by the reference.
 func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, result *merge.Create, merged *api.CreateContainerResponse, handled consulted) error {
 	plugins := a.registry.snapshot()
 	var validators []*plugin
 	for _, p := range plugins {
-		if p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) {
+		if p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) && !p.gone() {
 			validators = append(validators, p)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,33 +19,6 @@ func TestMain(m *testing.M) {
 // waitLimit bounds every wait for something that should happen promptly. It
 // is generous so a loaded two-core machine does not make tests flaky.
 const waitLimit = 10 * time.Second
-
-// socketpair returns both ends of a connected unix stream socketpair, the
-// transport NRI uses for launched plugins.
-func socketpair(t testing.TB) (net.Conn, net.Conn) {
-	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := fileConn(t, fds[0]), fileConn(t, fds[1])
-	t.Cleanup(func() {
-		a.Close()
-		b.Close()
-	})
-	return a, b
-}
-
-func fileConn(t testing.TB, fd int) net.Conn {
-	t.Helper()
-	f := os.NewFile(uintptr(fd), "socketpair")
-	defer f.Close() // FileConn holds its own duplicate
-	c, err := net.FileConn(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // muxPair returns two muxes talking over a socketpair, closed at cleanup.
 func muxPair(t testing.TB, opts ...Option) (*Mux, *Mux) {

@@ -3,8 +3,6 @@ package testplugin
 import (
 	"context"
 	"net"
-	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -103,16 +101,6 @@ func (rt *fakeRuntime) waitRegistered(t *testing.T) *api.RegisterPluginRequest {
 		t.Fatal("no RegisterPlugin")
 		return nil
 	}
-}
-
-// socketpair returns both ends of an AF_UNIX stream socketpair as files.
-func socketpair(t *testing.T) (a, b *os.File) {
-	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return os.NewFile(uintptr(fds[0]), "runtime-end"), os.NewFile(uintptr(fds[1]), "plugin-end")
 }
 
 // connPair returns both ends of a socketpair as net.Conns.

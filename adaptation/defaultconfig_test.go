@@ -1,0 +1,75 @@
+package adaptation
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// configured applies a Config's options to the defaults, as New does.
+func configured(t *testing.T, c Config) options {
+	t.Helper()
+	o := defaultOptions()
+	for _, opt := range c.Options() {
+		if err := opt(&o); err != nil {
+			t.Fatalf("option of %+v: %v", c, err)
+		}
+	}
+	return o
+}
+
+// settings are the options a Config can set, comparable.
+func settings(o options) []any {
+	return []any{o.pluginPath, o.pluginConfigPath, o.socketPath, o.disableConnect,
+		o.registration, o.request, o.sync, o.failurePolicy}
+}
+
+func TestDefaultConfigMeansTheDefaults(t *testing.T) {
+	want := settings(defaultOptions())
+	if got := settings(configured(t, *DefaultConfig())); !reflect.DeepEqual(got, want) {
+		t.Errorf("DefaultConfig gives %v, want the defaults %v", got, want)
+	}
+	if got := settings(configured(t, Config{})); !reflect.DeepEqual(got, want) {
+		t.Errorf("a zero Config gives %v, want the defaults %v", got, want)
+	}
+}
+
+func TestDefaultConfigMarshalsItsValues(t *testing.T) {
+	data, err := json.Marshal(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"plugin_path":"/opt/nri/plugins"`,
+		`"plugin_config_path":"/etc/nri/conf.d"`,
+		`"socket_path":"/var/run/nri/nri.sock"`,
+		`"plugin_registration_timeout":"5s"`,
+		`"plugin_request_timeout":"2s"`,
+		`"plugin_sync_timeout":"10s"`,
+		`"default_validator":{}`,
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("DefaultConfig marshals to %s, missing %s", data, want)
+		}
+	}
+	var back Config
+	if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(&back, DefaultConfig()) {
+		t.Errorf("DefaultConfig does not read back: %+v, %v", back, err)
+	}
+}
+
+func TestDisablePluginPath(t *testing.T) {
+	for _, c := range []Config{
+		{DisablePluginPath: true},
+		{DisablePluginPath: true, PluginPath: "/opt/nri/plugins"}, // DefaultConfig plus the key
+	} {
+		if o := configured(t, c); o.pluginPath != "" {
+			t.Errorf("%+v: plugin path %q, want none", c, o.pluginPath)
+		}
+	}
+	var c Config
+	if err := json.Unmarshal([]byte(`{"disable_plugin_path": true}`), &c); err != nil || !c.DisablePluginPath {
+		t.Errorf("disable_plugin_path does not read: %+v, %v", c, err)
+	}
+}

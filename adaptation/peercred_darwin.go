@@ -1,0 +1,28 @@
+package adaptation
+
+import (
+	"net"
+	"syscall"
+)
+
+// Darwin's <sys/un.h>: the socket option level of unix sockets and the
+// option that reads the peer's pid. The syscall package does not name them.
+const (
+	solLocal     = 0
+	localPeerPID = 2
+)
+
+// peerPIDSupported says whether peerPID can tell a peer's pid on this OS.
+const peerPIDSupported = true
+
+// peerPID reads the connected process's pid (LOCAL_PEERPID), for logs only;
+// 0 when it cannot be known.
+func peerPID(c net.Conn) int {
+	pid := 0
+	controlUnixConn(c, func(fd int) {
+		if v, err := syscall.GetsockoptInt(fd, solLocal, localPeerPID); err == nil {
+			pid = v
+		}
+	})
+	return pid
+}

@@ -1,0 +1,13 @@
+//go:build !linux && !darwin
+
+package adaptation
+
+import "net"
+
+// peerPIDSupported says whether peerPID can tell a peer's pid on this OS.
+// Here it cannot: FreeBSD's getpeereid and Windows' AF_UNIX report no pid.
+const peerPIDSupported = false
+
+// peerPID returns 0 (unknown): this OS does not report a unix socket peer's
+// pid, which nrikit only uses in log lines.
+func peerPID(net.Conn) int { return 0 }
