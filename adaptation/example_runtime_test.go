@@ -76,7 +76,7 @@ func (r *exampleRuntime) createContainer(ctx context.Context, pod *api.PodSandbo
 		_ = r.nri.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: ctr})
 		return err
 	}
-	applier := ocispec.Applier{} // the runtime's hooks, see "Spec hooks"
+	applier := ocispec.Applier{} // the runtime's hooks, see "Applying adjustments"
 	if err := applier.Apply(spec, rsp.GetAdjust()); err != nil {
 		return err // the spec is unchanged
 	}
