@@ -27,7 +27,9 @@ type exampleRuntime struct {
 
 // syncFn lists the runtime's pods and containers for a plugin that joins.
 // Pods still being created may be listed with State:
-// api.PodSandboxState_POD_SANDBOX_UNKNOWN.
+// api.PodSandboxState_POD_SANDBOX_UNKNOWN. nrikit calls it holding no lock
+// of its own: it may take the lock the runtime holds around the event
+// methods.
 func (r *exampleRuntime) syncFn(ctx context.Context, cb adaptation.SyncCB) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
