@@ -13,7 +13,7 @@ TOOLS_BIN     := $(TOOLS_DIR)/bin
 # the Go plugins are built from the module proxy at these exact versions.
 PROTOC_VERSION            := 3.21.12
 PROTOC_GEN_GO_VERSION     := v1.36.11
-PROTOC_GEN_GO_TTRPC_VERSION := v1.2.7
+PROTOC_GEN_GO_TTRPC_VERSION := v1.2.8
 
 PROTOC              := protoc
 PROTOC_GEN_GO       := $(TOOLS_BIN)/protoc-gen-go
