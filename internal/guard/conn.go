@@ -129,7 +129,7 @@ func (c *Conn) next() error {
 // one ttrpc refuses; other message types are dropped.
 func (c *Conn) serve(h Header) error {
 	if h.Type != TypeRequest {
-		c.report(Violation{Header: h, Reason: fmt.Sprintf("dropped a %s message: nrikit serves unary calls only", h.Type)})
+		c.report(Violation{Header: h, Reason: "dropped " + describe(h) + ": nrikit serves unary calls only"})
 		return c.discard(h.Length)
 	}
 	opensStream := h.Flags&^FlagRemoteClosed != 0
@@ -185,7 +185,7 @@ func (c *Conn) answer(h Header) error {
 		c.pass = h.Length
 		return nil
 	}
-	reason := fmt.Sprintf("dropped a %s message: nrikit makes unary calls only", h.Type)
+	reason := "dropped " + describe(h) + ": nrikit makes unary calls only"
 	switch h.Type {
 	case TypeResponse:
 		reason = "dropped a response to a call nrikit did not make or that was answered already"
@@ -324,6 +324,17 @@ func (c *Conn) Close() error {
 	c.changed.Broadcast()
 	c.mu.Unlock()
 	return c.Conn.Close()
+}
+
+// describe names a message by its type for a log line.
+func describe(h Header) string {
+	switch h.Type {
+	case TypeRequest, TypeResponse:
+		return "a " + h.Type.String()
+	case TypeData:
+		return "a data message"
+	}
+	return fmt.Sprintf("a message of unknown type %d", uint8(h.Type))
 }
 
 // noEOF reports an EOF inside a message as io.ErrUnexpectedEOF.
