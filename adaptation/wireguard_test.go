@@ -64,11 +64,15 @@ var violations = []violation{
 	},
 	{
 		name: "unknown method", conn: runtimeConn, reason: "does not serve", wantCode: code(codes.Unimplemented),
-		send: func(p *rawPlugin, s uint32) { p.send(p.runtime, ttrpcMessage(s, 1, 0, call(runtimeService, "Nonesuch", nil))) },
+		send: func(p *rawPlugin, s uint32) {
+			p.send(p.runtime, ttrpcMessage(s, 1, 0, call(runtimeService, "Nonesuch", nil)))
+		},
 	},
 	{
 		name: "unknown service", conn: runtimeConn, reason: "does not serve", wantCode: code(codes.Unimplemented),
-		send: func(p *rawPlugin, s uint32) { p.send(p.runtime, ttrpcMessage(s, 1, 0, call(pluginService, "Configure", nil))) },
+		send: func(p *rawPlugin, s uint32) {
+			p.send(p.runtime, ttrpcMessage(s, 1, 0, call(pluginService, "Configure", nil)))
+		},
 	},
 	{
 		name: "response to a call never made", conn: pluginConn, reason: "call nrikit did not make",
@@ -80,7 +84,9 @@ var violations = []violation{
 	},
 	{
 		name: "request to the client", conn: pluginConn, reason: "dropped a request",
-		send: func(p *rawPlugin, s uint32) { p.send(p.plugin, ttrpcMessage(s, 1, 0, call(pluginService, "Configure", nil))) },
+		send: func(p *rawPlugin, s uint32) {
+			p.send(p.plugin, ttrpcMessage(s, 1, 0, call(pluginService, "Configure", nil)))
+		},
 	},
 	{
 		name: "unknown message type to the client", conn: pluginConn, reason: "dropped a message of unknown type 0",
@@ -182,4 +188,3 @@ func checkFDs(t *testing.T) {
 		}
 	})
 }
-
