@@ -53,7 +53,8 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./internal/launch:FuzzSplitName:150000x \
 	./api:FuzzParseEventMask:60000x \
 	./api:FuzzValidatePluginIdentity:40000x \
-	./adaptation/ocispec:FuzzApply:40000x
+	./adaptation/ocispec:FuzzApply:40000x \
+	./adaptation:FuzzPluginConnection:10000x
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -25,6 +25,7 @@ type socketConn struct {
 	client  *ttrpc.Client
 	server  *ttrpc.Server
 	served  *guard.Conn     // connection 2, where the plugin calls us
+	calls   *guard.Conn     // connection 1, where we call the plugin
 	proc    *launch.Process // nil for external plugins
 	peer    int             // the peer's pid, read while the socket is open
 	peerLog *peerLog
@@ -59,7 +60,8 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime api.RuntimeSer
 	}
 	c.peerLog = newPeerLog(o.logger.WithFields(logrus.Fields{"plugin": name, "pid": c.pid()}))
 	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation})
-	c.client = ttrpc.NewClient(guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation}), o.clientOpts...)
+	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation})
+	c.client = ttrpc.NewClient(c.calls, o.clientOpts...)
 	l := newConnListener(c.served, m.Done())
 	c.wg.Add(1)
 	go func() {
