@@ -383,4 +383,3 @@ func TestLimiter(t *testing.T) {
 		t.Fatalf("second Flush = %d, want 0", n)
 	}
 }
-
