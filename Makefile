@@ -54,7 +54,7 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./api:FuzzParseEventMask:60000x \
 	./api:FuzzValidatePluginIdentity:40000x \
 	./adaptation/ocispec:FuzzApply:40000x \
-	./adaptation:FuzzPluginConnection:10000x
+	./adaptation:FuzzPluginConnection:8000x
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
