@@ -1,3 +1,5 @@
+//go:build unix
+
 package adaptation
 
 import (
@@ -91,7 +93,7 @@ func waitGuardClosed(t *testing.T, g *guard.Conn, name string) {
 
 func unixSocketpair(t *testing.T) (net.Conn, net.Conn) {
 	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
