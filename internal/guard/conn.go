@@ -66,6 +66,7 @@ type Conn struct {
 	hdr  [HeaderSize]byte
 	out  []byte // bytes for the reader before anything else
 	pass uint32 // payload bytes still to pass through as they arrive
+	last uint32 // server: the stream of the last request ttrpc accepts
 
 	// Write side, under wmu.
 	wmu   sync.Mutex
@@ -128,23 +129,12 @@ func (c *Conn) next() error {
 // serve admits requests. A request that would open a stream is replaced by
 // one ttrpc refuses; other message types are dropped.
 func (c *Conn) serve(h Header) error {
-	if h.Type != TypeRequest {
+	switch {
+	case h.Type != TypeRequest:
 		c.report(Violation{Header: h, Reason: "dropped " + describe(h) + ": nrikit serves unary calls only"})
 		return c.discard(h.Length)
-	}
-	opensStream := h.Flags&^FlagRemoteClosed != 0
-	if h.Length > MaxMessage {
-		if opensStream {
-			if err := c.discard(h.Length); err != nil {
-				return err
-			}
-			return c.refuse(h, Violation{Header: h})
-		}
-		c.report(Violation{Header: h, Reason: fmt.Sprintf("request of %d bytes is over ttrpc's limit: refused with ResourceExhausted", h.Length)})
-		c.admit(h.StreamID)
-		c.out = c.hdr[:]
-		c.pass = h.Length // ttrpc discards it without allocating
-		return nil
+	case h.Length > MaxMessage:
+		return c.serveOversized(h)
 	}
 	msg := make([]byte, HeaderSize+int(h.Length))
 	copy(msg, c.hdr[:])
@@ -153,19 +143,57 @@ func (c *Conn) serve(h Header) error {
 	}
 	service, method, ok := callName(msg[HeaderSize:])
 	v := Violation{Header: h, Service: printable(service), Method: printable(method)}
-	switch {
-	case opensStream:
+	if opensStream(h) {
 		return c.refuse(h, v)
-	case !ok:
-		v.Reason = "request does not decode: refused with InvalidArgument"
-		c.report(v)
-	case c.cfg.Serves != nil && !c.cfg.Serves(service, method):
-		v.Reason = "call to a method nrikit does not serve: refused with Unimplemented"
+	}
+	if v.Reason = c.fault(h, service, method, ok); v.Reason != "" {
 		c.report(v)
 	}
+	c.follow(h.StreamID)
 	c.admit(h.StreamID)
 	c.out = msg
 	return nil
+}
+
+// serveOversized passes a request over ttrpc's size limit through as it
+// arrives; ttrpc discards it without allocating and refuses it.
+func (c *Conn) serveOversized(h Header) error {
+	if opensStream(h) {
+		if err := c.discard(h.Length); err != nil {
+			return err
+		}
+		return c.refuse(h, Violation{Header: h})
+	}
+	c.report(Violation{Header: h, Reason: fmt.Sprintf("request of %d bytes is over ttrpc's limit: refused with ResourceExhausted", h.Length)})
+	c.admit(h.StreamID)
+	c.out = c.hdr[:]
+	c.pass = h.Length
+	return nil
+}
+
+func opensStream(h Header) bool { return h.Flags&^FlagRemoteClosed != 0 }
+
+// fault says what ttrpc will refuse a request for, or "" if it serves it.
+func (c *Conn) fault(h Header, service, method string, decodes bool) string {
+	switch {
+	case h.StreamID%2 == 0:
+		return fmt.Sprintf("request on even stream %d: refused with InvalidArgument", h.StreamID)
+	case h.StreamID <= c.last:
+		return fmt.Sprintf("request on stream %d, not after stream %d: refused with InvalidArgument", h.StreamID, c.last)
+	case !decodes:
+		return "request does not decode: refused with InvalidArgument"
+	case c.cfg.Serves != nil && !c.cfg.Serves(service, method):
+		return "call to a method nrikit does not serve: refused with Unimplemented"
+	}
+	return ""
+}
+
+// follow tracks the stream IDs of requests as ttrpc does: odd and
+// increasing, or refused.
+func (c *Conn) follow(id uint32) {
+	if id%2 == 1 && id > c.last {
+		c.last = id
+	}
 }
 
 // refuse hands ttrpc, on the request's stream, a call that it answers with
@@ -173,6 +201,7 @@ func (c *Conn) serve(h Header) error {
 func (c *Conn) refuse(h Header, v Violation) error {
 	v.Reason = fmt.Sprintf("request opens a stream (flags 0x%02x): refused with Unimplemented", h.Flags)
 	c.report(v)
+	c.follow(h.StreamID)
 	c.admit(h.StreamID)
 	c.out = refusal(h.StreamID)
 	return nil

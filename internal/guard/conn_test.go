@@ -195,15 +195,18 @@ func TestServerAnswersEveryRequestItLetsThrough(t *testing.T) {
 		message(1, TypeData, FlagRemoteClosed, []byte{1}), // the stream of a call in flight
 		message(3, TypeRequest, 0x02, call("svc", "M")),
 		message(5, TypeRequest, 0, call("svc", "Other")),
-		message(7, TypeRequest, 0, []byte{0xff}),
-		message(9, TypeResponse, 0, nil),
+		message(11, TypeRequest, 0, []byte{0xff}),
+		message(7, TypeResponse, 0, nil),
+		message(10, TypeRequest, 0, call("svc", "M")),
+		message(9, TypeRequest, 0, call("svc", "M")), // after 11
 	} {
 		if _, err := peer.Write(m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := map[uint32]codes.Code{3: codes.Unimplemented, 5: codes.Unimplemented, 7: codes.InvalidArgument, 1: codes.OK}
-	for range 3 {
+	want := map[uint32]codes.Code{3: codes.Unimplemented, 5: codes.Unimplemented, 11: codes.InvalidArgument,
+		10: codes.InvalidArgument, 9: codes.InvalidArgument, 1: codes.OK}
+	for range 5 {
 		expectStatus(t, peer, want)
 	}
 	if n, _ := g.Unanswered(); n != 1 {
@@ -212,7 +215,8 @@ func TestServerAnswersEveryRequestItLetsThrough(t *testing.T) {
 	close(release)
 	expectStatus(t, peer, want)
 	waitAnswered(t, g)
-	wantReasons := []string{"dropped a data message", "opens a stream", "does not serve", "does not decode", "dropped a response"}
+	wantReasons := []string{"dropped a data message", "opens a stream", "does not serve", "does not decode",
+		"dropped a response", "even stream 10", "stream 9, not after stream 11"}
 	if reasons := r.reasons(); !matches(reasons, wantReasons) {
 		t.Fatalf("reported %q, want %q", reasons, wantReasons)
 	}
