@@ -8,6 +8,7 @@ import (
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
+	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
 )
 
@@ -52,8 +53,16 @@ func TestFloodOfGarbageIsLoggedBounded(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			checkFDs(t)
 			std := captureStandardLog(t)
-			e := newEnv(t)
+			// The runtime's Configure is answered after the flood: give it
+			// time to read the flood first on a loaded machine.
+			e := newEnv(t, adaptation.WithRequestTimeout(waitLimit))
+			t.Cleanup(func() {
+				if t.Failed() {
+					e.dumpLog()
+				}
+			})
 			e.start()
 			p := dialRaw(t, e.socket)
 			c.flood(p)

@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"google.golang.org/grpc/codes"
 
+	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
@@ -103,7 +104,7 @@ func TestProtocolViolations(t *testing.T) {
 		phase := map[bool]string{false: "before registration", true: "after registration"}[registered]
 		t.Run(phase, func(t *testing.T) {
 			checkFDs(t)
-			e := newEnv(t)
+			e := newEnv(t, adaptation.WithRequestTimeout(waitLimit)) // no timing in this test
 			e.start()
 			e.external("10", "healthy", testplugin.Config{})
 			e.waitPlugins("10-healthy")

@@ -227,6 +227,9 @@ func (c *Conn) answer(h Header) error {
 
 // discard reads and drops n payload bytes, a piece at a time.
 func (c *Conn) discard(n uint32) error {
+	if n == 0 {
+		return nil
+	}
 	if _, err := io.CopyN(io.Discard, c.Conn, int64(n)); err != nil {
 		return noEOF(err)
 	}
