@@ -15,7 +15,7 @@ TOOLS_BIN     := $(TOOLS_DIR)/bin
 # the Go plugins are built from the module proxy at these exact versions.
 PROTOC_VERSION            := 3.21.12
 PROTOC_GEN_GO_VERSION     := v1.36.11
-PROTOC_GEN_GO_TTRPC_VERSION := v1.2.7
+PROTOC_GEN_GO_TTRPC_VERSION := v1.2.8
 
 PROTOC              := protoc
 PROTOC_GEN_GO       := $(TOOLS_BIN)/protoc-gen-go
@@ -65,7 +65,8 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./api:FuzzParseEventMask:60000x \
 	./api:FuzzValidatePluginIdentity:40000x \
 	./adaptation/ocispec:FuzzApply:40000x \
-	./adaptation/validator:FuzzValidate:6000x
+	./adaptation/validator:FuzzValidate:6000x \
+	./adaptation:FuzzPluginConnection:8000x
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

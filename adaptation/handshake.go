@@ -15,7 +15,7 @@ import (
 // their file name.
 func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.Candidate, proc *launch.Process) error {
 	rs := newRuntimeService(a, cand == nil)
-	conn, err := dialSocketConn(trunk, proc, rs, &a.opts)
+	conn, err := dialSocketConn(trunk, proc, rs, &a.opts, candidateID(cand))
 	if err != nil {
 		_ = trunk.Close()
 		if proc != nil {
@@ -23,7 +23,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		}
 		return &PluginError{Plugin: candidateID(cand), Op: "register", Err: err}
 	}
-	reg, err := rs.await(ctx, a.opts.registration, conn.lost())
+	reg, err := rs.await(ctx, a.opts.registration, conn.lost(), conn.unanswered)
 	if err != nil {
 		err = withExitStatus(err, conn)
 		conn.close()
@@ -35,6 +35,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	}
 	p := newPlugin(idx, name, kind, conn.service(), conn, a.log)
 	p.config = config
+	conn.registered(p.log)
 	rs.plugin.Store(p)
 	p.log.WithField("nri_version", versionOrUnknown(reg.GetNRIVersion())).Debug("nrikit: plugin registered")
 	return a.handshake(ctx, p)

@@ -83,16 +83,16 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 }
 
 // await waits for the plugin's registration, at most timeout; lost is the
-// connection's end.
-func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost <-chan struct{}) (*api.RegisterPluginRequest, error) {
+// connection's end, and unanswered counts the plugin's calls not answered.
+func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost <-chan struct{}, unanswered func() (int, <-chan struct{})) (*api.RegisterPluginRequest, error) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
 	case r := <-s.result:
 		if r.err != nil {
-			// Leave the connection up until the plugin has read why it was
-			// refused (it disconnects) or the timeout ends.
-			waitEither(ctx, t.C, lost)
+			// The connection is closed at once, but not before the reply
+			// saying why is on its way.
+			waitAnswered(ctx, t.C, lost, unanswered)
 			return nil, fmt.Errorf("%w: %w", errRegistration, r.err)
 		}
 		return r.req, nil
@@ -105,10 +105,22 @@ func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost 
 	}
 }
 
-func waitEither(ctx context.Context, a <-chan time.Time, b <-chan struct{}) {
-	select {
-	case <-a:
-	case <-b:
-	case <-ctx.Done():
+// waitAnswered waits until every call the plugin made has been answered,
+// the connection is lost, timer fires or ctx ends.
+func waitAnswered(ctx context.Context, timer <-chan time.Time, lost <-chan struct{}, unanswered func() (int, <-chan struct{})) {
+	for {
+		n, changed := unanswered()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timer:
+			return
+		case <-lost:
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }
