@@ -274,6 +274,9 @@ next:
 type store struct {
 	mu       sync.Mutex
 	listPods func() []*api.PodSandbox // overrides pods when set
+	// afterCallback, when set, runs once the sync callback returned, while
+	// the plugin has not joined yet.
+	afterCallback func()
 	pods     []*api.PodSandbox
 	ctrs     []*api.Container
 	updates  [][]*api.ContainerUpdate
@@ -281,12 +284,15 @@ type store struct {
 
 func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
 	s.mu.Lock()
-	pods, ctrs, list := s.pods, s.ctrs, s.listPods
+	pods, ctrs, list, after := s.pods, s.ctrs, s.listPods, s.afterCallback
 	s.mu.Unlock()
 	if list != nil {
 		pods = list()
 	}
 	_, err := cb(ctx, pods, ctrs)
+	if after != nil {
+		after()
+	}
 	return err
 }
 

@@ -33,6 +33,7 @@ func (a *Adaptation) removeContainers(ctx context.Context, pod *api.PodSandbox) 
 func (a *Adaptation) stopContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) {
 	req := &api.StopContainerRequest{Pod: pod, Container: ctr}
 	_ = relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
+	a.lifecycle.containerStopped(ctr)
 }
 
 func (a *Adaptation) stopPod(ctx context.Context, pod *api.PodSandbox) {
