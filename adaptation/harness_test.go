@@ -277,12 +277,20 @@ type store struct {
 	// afterCallback, when set, runs once the sync callback returned, while
 	// the plugin has not joined yet.
 	afterCallback func()
-	pods     []*api.PodSandbox
-	ctrs     []*api.Container
-	updates  [][]*api.ContainerUpdate
+	// runtime, when set, replaces this store as SyncFn and UpdateFn.
+	runtime interface {
+		sync(context.Context, adaptation.SyncCB) error
+		update(context.Context, []*api.ContainerUpdate) ([]*api.ContainerUpdate, error)
+	}
+	pods    []*api.PodSandbox
+	ctrs    []*api.Container
+	updates [][]*api.ContainerUpdate
 }
 
 func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
+	if s.runtime != nil {
+		return s.runtime.sync(ctx, cb)
+	}
 	s.mu.Lock()
 	pods, ctrs, list, after := s.pods, s.ctrs, s.listPods, s.afterCallback
 	s.mu.Unlock()
@@ -296,7 +304,10 @@ func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
 	return err
 }
 
-func (s *store) update(_ context.Context, u []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
+func (s *store) update(ctx context.Context, u []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
+	if s.runtime != nil {
+		return s.runtime.update(ctx, u)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.updates = append(s.updates, u)
