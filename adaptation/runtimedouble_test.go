@@ -61,9 +61,9 @@ func (r *runtimeDouble) sync(ctx context.Context, cb adaptation.SyncCB) error {
 	r.syncs.Add(1)
 	if r.unlockedList {
 		pods := r.listPods()
-		r.awaitEvent()
+		r.awaitEvents(2) // a pod's creation and its container's, say
 		ctrs := r.listContainers()
-		r.awaitEvent()
+		r.awaitEvents(1)
 		_, err := cb(ctx, pods, ctrs)
 		return err
 	}
@@ -112,17 +112,17 @@ func (r *runtimeDouble) step() {
 	r.stepped = make(chan struct{})
 }
 
-// awaitEvent waits for the next event to complete, while pods cycle.
-func (r *runtimeDouble) awaitEvent() {
-	if !r.busy.Load() {
-		return
-	}
-	r.stepMu.Lock()
-	next := r.stepped
-	r.stepMu.Unlock()
-	select {
-	case <-next:
-	case <-r.quiet:
+// awaitEvents waits for n events to complete, while pods cycle.
+func (r *runtimeDouble) awaitEvents(n int) {
+	for ; n > 0 && r.busy.Load(); n-- {
+		r.stepMu.Lock()
+		next := r.stepped
+		r.stepMu.Unlock()
+		select {
+		case <-next:
+		case <-r.quiet:
+			return
+		}
 	}
 }
 
