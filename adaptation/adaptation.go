@@ -21,12 +21,13 @@ const Version = "v0.12.5"
 // it may take the lock the runtime holds while calling the event methods,
 // and list under it or without any lock. Events wait from the moment cb is
 // called until the plugin has joined (setup events give up when their
-// caller's context ends); SyncFn must not call the Adaptation's event
-// methods while cb runs or after it returned. Pods still being created may
-// be listed with state POD_SANDBOX_UNKNOWN. nrikit reconciles the lists with
-// what it relayed meanwhile: removed pods and containers are left out,
-// created ones are added or announced right after, and a stop the plugin
-// missed follows its snapshot.
+// caller's context ends). SyncFn must call cb before it returns, and must
+// not call BlockPluginSync, nor the Adaptation's event methods while cb runs
+// or after it returned. Pods still being created may be listed with state
+// POD_SANDBOX_UNKNOWN. nrikit reconciles the lists with what it relayed
+// meanwhile: removed pods and containers are left out, created ones are
+// added or announced right after, and a stop the plugin missed follows its
+// snapshot.
 type SyncFn func(ctx context.Context, cb SyncCB) error
 
 // SyncCB synchronizes one plugin with the given state and returns the

@@ -38,7 +38,7 @@ var churnCases = []churnCase{
 // stay hear of every one exactly once.
 func TestLockOrderUnderChurn(t *testing.T) {
 	for _, c := range churnCases {
-		t.Run(c.name, func(t *testing.T) { runChurn(t, c, 3, 60, 6) })
+		t.Run(c.name, func(t *testing.T) { runChurn(t, c, 3, 40, 5) })
 	}
 }
 

@@ -52,6 +52,7 @@ type syncRun struct {
 
 	mu      sync.Mutex
 	called  bool
+	over    bool // synchronizeAndJoin returned: a late callback must not take the barrier
 	pods    []*api.PodSandbox
 	ctrs    []*api.Container
 	release func() // the event barrier, once taken
@@ -63,8 +64,11 @@ type syncRun struct {
 func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.called {
+	switch {
+	case s.called:
 		return nil, errors.New("nrikit: sync callback called twice")
+	case s.over:
+		return nil, errors.New("nrikit: sync callback called after the runtime's sync function returned")
 	}
 	s.called = true
 	s.release = s.a.barrier.enterSync()
@@ -81,6 +85,7 @@ func (s *syncRun) result() ([]*api.PodSandbox, []*api.Container, bool) {
 func (s *syncRun) releaseBarrier() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.over = true
 	if s.release != nil {
 		s.release()
 		s.release = nil
