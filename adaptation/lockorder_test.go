@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,32 @@ func TestLongChurnLockOrder(t *testing.T) {
 
 // runChurn cycles pods on workers goroutines until at least cycles are done
 // and joins plugins have joined during them.
+// TestEventUnderRuntimeLockWhileSyncFnWaitsForIt: the plugin's SyncFn waits
+// for the runtime's lock, which the caller of an event holds: the event
+// completes (nrikit holds nothing SyncFn's caller needs), then the plugin
+// joins and hears of the pod exactly once.
+func TestEventUnderRuntimeLockWhileSyncFnWaitsForIt(t *testing.T) {
+	e := newEnv(t)
+	r := newRuntimeDouble(t, e, false, false)
+	r.syncing = make(chan struct{})
+	e.start()
+	pod := testPod("p")
+	r.mu.Lock()
+	e.external("10", "joining", testplugin.Config{})
+	awaitClosed(t, r.syncing, "the runtime's SyncFn to start")
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod})
+	r.putPod(pod, ready)
+	r.mu.Unlock()
+	must(t, err)
+	e.waitPlugins("10-joining")
+	got := e.seen("joining")
+	if !slices.Equal(got, []string{"Synchronize[p:READY][]"}) {
+		t.Fatalf("plugin saw %v, want the pod once, in its snapshot", got)
+	}
+}
+
 func runChurn(t *testing.T, c churnCase, workers, cycles, joins int) {
 	e := newEnv(t)
 	r := newRuntimeDouble(t, e, c.unlockedList, c.blocks)

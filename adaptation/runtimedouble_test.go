@@ -41,6 +41,9 @@ type runtimeDouble struct {
 	pods    map[string]*api.PodSandbox
 	ctrs    map[string]*api.Container
 
+	// syncing, when set, is closed as SyncFn starts, before it takes mu.
+	syncing chan struct{}
+
 	held    atomic.Int64 // BlockPluginSync blocks held
 	syncs   atomic.Int64
 	updates atomic.Int64
@@ -58,7 +61,9 @@ func (r *runtimeDouble) sync(ctx context.Context, cb adaptation.SyncCB) error {
 	if r.held.Load() > 0 {
 		r.t.Error("SyncFn called while a BlockPluginSync block is held")
 	}
-	r.syncs.Add(1)
+	if r.syncs.Add(1) == 1 && r.syncing != nil {
+		close(r.syncing)
+	}
 	if r.unlockedList {
 		pods := r.listPods()
 		r.awaitEvents(2) // a pod's creation and its container's, say
