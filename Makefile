@@ -23,14 +23,14 @@ PROTOC_GEN_GO_TTRPC := $(TOOLS_BIN)/protoc-gen-go-ttrpc
 
 TEST_FLAGS ?=
 
-.PHONY: all build test vet cross unit bignode fuzz generate check-generate tools protoc clean
+.PHONY: all build test vet cross unit bignode churn fuzz generate check-generate tools protoc clean
 
 all: build
 
 build:
 	$(GO) build ./...
 
-test: vet cross unit bignode fuzz check-generate
+test: vet cross unit bignode churn fuzz check-generate
 
 vet:
 	$(GO) vet ./...
@@ -53,6 +53,11 @@ unit:
 # which they skip; they run here without it.
 bignode:
 	$(GO) test -count=1 -timeout 10m -run 'BigNode' $(TEST_FLAGS) ./adaptation
+
+# Thousands of pod cycles against runtime-shaped lock doubles while plugins
+# join and leave; unit runs a short version of the same under -race.
+churn:
+	$(GO) test -count=1 -timeout 15m -run 'LongChurn' $(TEST_FLAGS) ./adaptation
 
 # Each target runs for a fixed number of executions (about 8 s here), not for a
 # wall-clock -fuzztime: with a duration, Go's fuzz coordinator can report a
