@@ -168,6 +168,7 @@ type PluginInfo struct {
 	Index         string        `json:"index"`
 	Name          string        `json:"name"`
 	Kind          string        `json:"kind"`
+	Revision      string        `json:"revision,omitempty"` // RevisionV1alpha1 or RevisionV1beta1; empty for builtin plugins
 	Events        string        `json:"events"`
 	PID           int           `json:"pid,omitempty"`
 	FailurePolicy FailurePolicy `json:"failure_policy"`
@@ -179,7 +180,7 @@ func (a *Adaptation) Plugins() []PluginInfo {
 	var out []PluginInfo
 	for _, p := range a.registry.snapshot() {
 		out = append(out, PluginInfo{
-			Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(),
+			Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
 			Events: p.events.String(), PID: p.conn.pid(), FailurePolicy: p.policy,
 			StateChange: p.compat.stateChange.Load(),
 		})

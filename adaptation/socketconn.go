@@ -29,14 +29,14 @@ type socketConn struct {
 
 // dialSocketConn sets up both services on trunk. The mux reader starts only
 // once our server is registered, so the plugin's first frame is not dropped.
-func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime api.RuntimeService, o *options) (*socketConn, error) {
+func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeService, o *options) (*socketConn, error) {
 	m := mux.New(trunk, mux.WithReaderBlocked())
 	server, err := ttrpc.NewServer(o.serverOpts...)
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
-	api.RegisterRuntimeService(server, runtime)
+	registerRuntimeServices(server, runtime) // of every revision
 	l, err := m.Listen(mux.RuntimeServiceConn)
 	if err != nil {
 		m.Close()
@@ -63,7 +63,8 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime api.RuntimeSer
 	return c, nil
 }
 
-func (c *socketConn) service() api.PluginService { return api.NewPluginClient(c.client) }
+// service is the plugin's Plugin service in the revision it registered on.
+func (c *socketConn) service(r *revision) api.PluginService { return r.client(c.client) }
 
 func (c *socketConn) lost() <-chan struct{} { return c.mux.Done() }
 
