@@ -166,6 +166,7 @@ func (r revisionRuntime) check(method string, registering bool) error {
 		return nil
 	}
 	if p := r.s.rev.violated(err); p != nil {
+		p.markViolation(err) // before the reply: no call reaches p after it
 		go r.s.a.dropForProtocolError(p, err, r.s.rev.stopping)
 	}
 	return status.Error(codes.FailedPrecondition, err.Error())
