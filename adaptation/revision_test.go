@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/testplugin"
@@ -35,6 +37,12 @@ func TestRevisionsSideBySide(t *testing.T) {
 		"30-betapre": adaptation.RevisionV1beta1, "40-modern": adaptation.RevisionV1alpha1,
 	})
 
+	for _, id := range []string{"10-betaext", "30-betapre"} {
+		joined := e.logged(logrus.Fields{"plugin": id, "revision": adaptation.RevisionV1beta1})
+		if !slices.ContainsFunc(joined, func(en *logrus.Entry) bool { return en.Message == "nrikit: plugin connected" }) {
+			t.Errorf("%s: no \"plugin connected\" log line naming its revision", id)
+		}
+	}
 	created := runLifecycle(t, e.a, "p1")
 	if got := created[0].GetAdjust().GetAnnotations()["revision.nrikit.io/betapre"]; got != "v1beta1" {
 		t.Errorf("the v1beta1 plugin's adjustment was not returned: %v", created[0].GetAdjust().GetAnnotations())
