@@ -9,6 +9,7 @@ import (
 
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/fakenode"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
 
@@ -119,5 +120,24 @@ func checkRevisions(t *testing.T, a *adaptation.Adaptation, want map[string]stri
 		if rev, ok := want[p.Plugin]; ok && p.Revision != rev {
 			t.Errorf("%s: revision %q, want %q", p.Plugin, p.Revision, rev)
 		}
+	}
+}
+
+// TestRevisionV1beta1SplitSync: a v1beta1 plugin joining a node too big for
+// one message gets it split, as any plugin does.
+func TestRevisionV1beta1SplitSync(t *testing.T) {
+	pods, ctrs := fakenode.Node(300, 5) // several MB: more than one message
+	e := newEnv(t)
+	e.store.set(pods, ctrs)
+	e.start()
+	e.external("10", "beta", beta)
+	e.waitPlugins("10-beta")
+	sync := testplugin.Find(e.records(), "beta", "Synchronize")
+	if len(sync) != 1 {
+		t.Fatalf("v1beta1 plugin's Synchronize records: %d, want 1", len(sync))
+	}
+	if sync[0].Chunks < 2 || len(sync[0].Pods) != 300 || len(sync[0].Containers) != 1500 {
+		t.Fatalf("v1beta1 plugin's Synchronize: chunks %d, %d pods, %d containers",
+			sync[0].Chunks, len(sync[0].Pods), len(sync[0].Containers))
 	}
 }
