@@ -54,6 +54,7 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	if err := a.synchronizeAndJoin(ctx, p); err != nil {
 		return a.abandon(p, "synchronize", err)
 	}
+	a.leaveIfViolated(p)
 	a.watch(ctx, p)
 	p.log.WithField("kind", p.kind.String()).WithField("events", p.events.String()).Info("nrikit: plugin connected")
 	return nil

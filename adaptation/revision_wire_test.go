@@ -130,6 +130,29 @@ func TestRevisionProtocolErrors(t *testing.T) {
 		expectChanges(t, changes, "10-raw", [2]string{"failed ", "one connection speaks one revision"})
 	})
 
+	t.Run("other revision while synchronizing", func(t *testing.T) {
+		changes := newChangeLog()
+		e := newEnv(t, adaptation.WithPluginChanges(changes.add))
+		e.start()
+		syncing, release := make(chan struct{}), make(chan struct{})
+		methods := basicMethods(api.AllEvents, nil)
+		methods["Synchronize"] = rawMethod(func(*api.SynchronizeRequest) (any, error) {
+			close(syncing)
+			<-release
+			return &api.SynchronizeResponse{}, nil
+		})
+		r := dialRaw(t, e.socket, "nri.pkg.api.v1beta1.Plugin", methods)
+		must(t, r.register("nri.pkg.api.v1beta1.Runtime", "10", "raw"))
+		<-syncing
+		err := r.register("nri.pkg.api.v1alpha1.Runtime", "10", "raw")
+		close(release)
+		wantStatus(t, err, codes.FailedPrecondition,
+			"registered on revision v1beta1 called nri.pkg.api.v1alpha1.Runtime/RegisterPlugin")
+		expectChanges(t, changes, "10-raw", [2]string{"joined :", ""}, [2]string{"left :", "protocol error: "})
+		e.waitPlugins()
+		r.waitClosed(t)
+	})
+
 	t.Run("other revision later", func(t *testing.T) {
 		changes := newChangeLog()
 		e := newEnv(t, adaptation.WithPluginChanges(changes.add),

@@ -130,8 +130,12 @@ const violationGrace = time.Second
 // has passed.
 func (a *Adaptation) dropForProtocolError(p *plugin, err error, stopping <-chan struct{}) {
 	p.markViolation(err)
-	removed := a.registry.remove(p)
-	a.forget(p)
+	if a.registry.remove(p) {
+		a.forget(p)
+		a.reportProtocolDrop(p, err)
+	}
+	// Otherwise it has not joined: its handshake fails, or it joins and
+	// leaves at once (leaveIfViolated), and that reports it.
 	t := time.NewTimer(violationGrace)
 	defer t.Stop()
 	select {
@@ -140,9 +144,18 @@ func (a *Adaptation) dropForProtocolError(p *plugin, err error, stopping <-chan 
 	case <-stopping:
 	}
 	p.close()
-	if !removed {
-		return // not joined yet: its handshake fails and reports it
+}
+
+// leaveIfViolated takes p out of the dispatch list again if it broke the
+// protocol while it joined, after dropForProtocolError looked for it there.
+func (a *Adaptation) leaveIfViolated(p *plugin) {
+	if v := p.violation.Load(); v != nil && a.registry.remove(p) {
+		a.forget(p)
+		a.reportProtocolDrop(p, *v)
 	}
+}
+
+func (a *Adaptation) reportProtocolDrop(p *plugin, err error) {
 	reason := "protocol error: " + err.Error()
 	a.opts.metrics.PluginCount(a.registry.len())
 	p.log.WithField("reason", reason).Warn("nrikit: plugin dropped")
