@@ -243,7 +243,7 @@ func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, e
 	change := PluginChange{Change: PluginFailed, Plugin: unregistered, Kind: kind.String(), PID: pid, Reason: err.Error()}
 	var perr *PluginError
 	if errors.As(err, &perr) {
-		change.Plugin, change.Phase, change.Reason = perr.Plugin, perr.Op, perr.Err.Error()
+		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
 	}
 	log := a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason})
 	if pid != 0 {

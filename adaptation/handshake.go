@@ -69,7 +69,7 @@ func (a *Adaptation) abandon(p *plugin, phase string, err error) error {
 	}
 	p.close()
 	a.forget(p) // what its catch-up may have recorded
-	return &PluginError{Plugin: p.id, Op: phase, Err: p.explainAbandon(err)}
+	return &PluginError{Plugin: p.id, Op: phase, Err: p.explainAbandon(err), revision: p.revisionName()}
 }
 
 func connectionLost(t transport) bool {

@@ -128,6 +128,9 @@ func TestRevisionProtocolErrors(t *testing.T) {
 			"registered on revision v1alpha1 called nri.pkg.api.v1beta1.Runtime/RegisterPlugin")
 		r.waitClosed(t)
 		expectChanges(t, changes, "10-raw", [2]string{"failed ", "one connection speaks one revision"})
+		if c := changes.all(); c[len(c)-1].Revision != adaptation.RevisionV1alpha1 {
+			t.Errorf("the failed change does not name the revision: %+v", c[len(c)-1])
+		}
 	})
 
 	t.Run("other revision while synchronizing", func(t *testing.T) {
