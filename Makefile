@@ -107,9 +107,11 @@ gen-into = mkdir -p $(1) && \
 	$(PROTOC) -I api --plugin=protoc-gen-go=$(PROTOC_GEN_GO) \
 	  --go_out=$(1) --go_opt=paths=source_relative api/nrikit.proto && \
 	$(PROTOC) -I api --plugin=protoc-gen-go-ttrpc=$(PROTOC_GEN_GO_TTRPC) \
-	  --go-ttrpc_out=$(1) --go-ttrpc_opt=paths=source_relative api/services.proto && \
-	awk '/^package / && !done { print ""; done = 1 } 1' $(1)/services_ttrpc.pb.go > $(1)/services_ttrpc.pb.go.tmp && \
-	mv $(1)/services_ttrpc.pb.go.tmp $(1)/services_ttrpc.pb.go
+	  --go-ttrpc_out=$(1) --go-ttrpc_opt=paths=source_relative api/services.proto \
+	  api/v1beta1/services.proto && \
+	for f in $(1)/services_ttrpc.pb.go $(1)/v1beta1/services_ttrpc.pb.go; do \
+	  awk '/^package / && !done { print ""; done = 1 } 1' $$f > $$f.tmp && mv $$f.tmp $$f || exit 1; \
+	done
 
 generate: tools
 	$(call gen-into,api)
@@ -117,7 +119,7 @@ generate: tools
 check-generate: tools
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	$(call gen-into,$$tmp) && \
-	for f in nrikit.pb.go services_ttrpc.pb.go; do \
+	for f in nrikit.pb.go services_ttrpc.pb.go v1beta1/services_ttrpc.pb.go; do \
 	  if ! cmp -s $$tmp/$$f api/$$f; then \
 	    echo "api/$$f is stale: run 'make generate' and commit the result"; \
 	    diff -u api/$$f $$tmp/$$f | head -n 40; exit 1; fi; \

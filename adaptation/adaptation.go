@@ -180,6 +180,7 @@ type PluginInfo struct {
 	Index         string        `json:"index"`
 	Name          string        `json:"name"`
 	Kind          string        `json:"kind"`
+	Revision      string        `json:"revision,omitempty"` // RevisionV1alpha1 or RevisionV1beta1; empty for builtin plugins
 	Events        string        `json:"events"`
 	PID           int           `json:"pid,omitempty"`
 	FailurePolicy FailurePolicy `json:"failure_policy"`
@@ -191,7 +192,7 @@ func (a *Adaptation) Plugins() []PluginInfo {
 	var out []PluginInfo
 	for _, p := range a.registry.snapshot() {
 		out = append(out, PluginInfo{
-			Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(),
+			Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
 			Events: p.events.String(), PID: p.conn.pid(), FailurePolicy: p.policy,
 			StateChange: p.compat.stateChange.Load(),
 		})
@@ -254,7 +255,7 @@ func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, e
 	change := PluginChange{Change: PluginFailed, Plugin: unregistered, Kind: kind.String(), PID: pid, Reason: err.Error()}
 	var perr *PluginError
 	if errors.As(err, &perr) {
-		change.Plugin, change.Phase, change.Reason = perr.Plugin, perr.Op, perr.Err.Error()
+		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
 	}
 	log := a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason})
 	if pid != 0 {

@@ -67,6 +67,8 @@ type PluginError struct {
 	Plugin string // "<idx>-<name>"
 	Op     string // event name ("CreateContainer") or phase ("register", "configure", "synchronize")
 	Err    error
+
+	revision string // the protocol revision the plugin registered on, if it did
 }
 
 func (e *PluginError) Error() string {

@@ -27,7 +27,7 @@ func TestViolationsNameThePeer(t *testing.T) {
 	logger, hook := logtest.NewNullLogger()
 	opts := defaultOptions()
 	opts.logger = logrus.NewEntry(logger)
-	c, err := dialSocketConn(runtimeEnd, nil, emptyRuntime{}, &opts, "10-launched")
+	c, err := dialSocketConn(runtimeEnd, nil, newRuntimeService(nil, true), &opts, "10-launched")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,6 +69,8 @@ type plugin struct {
 	closed       chan struct{}
 	closeOnce    sync.Once
 	compat       compatState
+	rev          *revision             // the protocol revision it speaks
+	violation    atomic.Pointer[error] // the protocol error that dropped it
 	log          *logrus.Entry
 }
 
@@ -84,6 +86,7 @@ func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn tr
 		busy:         make(chan struct{}, 1),
 		joinReported: make(chan struct{}),
 		closed:       make(chan struct{}),
+		rev:          revV1alpha1,
 		log:          log.WithField("plugin", id),
 	}
 }
@@ -148,7 +151,7 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 		return fmt.Errorf("waiting for an earlier request: %w", context.Cause(ctx))
 	}
 	defer func() { <-p.busy }()
-	if p.isClosed() {
+	if p.isClosed() || p.violation.Load() != nil {
 		return ErrPluginClosed
 	}
 	err := fn(ctx)

@@ -19,6 +19,7 @@ type runtimeService struct {
 	result   chan registration
 	once     sync.Once
 	plugin   atomic.Pointer[plugin]
+	rev      connRevision // the revision it speaks (revision.go)
 }
 
 type registration struct {

@@ -24,27 +24,30 @@ func (emptyRuntime) UpdateContainers(context.Context, *api.UpdateContainersReque
 }
 
 // TestServedMethodsAreRegistered: the guard's list of served calls is what
-// RegisterRuntimeService serves, no more and no less.
+// each revision registers, no more and no less.
 func TestServedMethodsAreRegistered(t *testing.T) {
 	iface := reflect.TypeFor[api.RuntimeService]()
-	listed := 0
-	for _, methods := range runtimeMethods {
-		listed += len(methods)
+	if len(runtimeCalls) != iface.NumMethod() {
+		t.Errorf("runtimeCalls lists %d calls, api.RuntimeService has %d", len(runtimeCalls), iface.NumMethod())
 	}
-	if listed != iface.NumMethod() {
-		t.Errorf("runtimeMethods lists %d calls, api.RuntimeService has %d", listed, iface.NumMethod())
-	}
-	for i := range iface.NumMethod() {
-		if name := iface.Method(i).Name; !servesRuntime("nri.pkg.api.v1alpha1.Runtime", name) {
-			t.Errorf("%s is not listed as served", name)
+	for _, r := range revisions {
+		for i := range iface.NumMethod() {
+			if name := iface.Method(i).Name; !servesRuntime(r.runtimeService, name) {
+				t.Errorf("%s.%s is not listed as served", r.runtimeService, name)
+			}
 		}
+	}
+	if servesRuntime("nri.pkg.api.v1gamma1.Runtime", "RegisterPlugin") {
+		t.Error("a revision nrikit does not serve is listed as served")
 	}
 
 	server, err := ttrpc.NewServer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	api.RegisterRuntimeService(server, emptyRuntime{})
+	for _, r := range revisions {
+		r.register(server, emptyRuntime{})
+	}
 	l, err := net.Listen("unix", t.TempDir()+"/s")
 	if err != nil {
 		t.Fatal(err)
@@ -56,11 +59,11 @@ func TestServedMethodsAreRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := ttrpc.NewClient(conn)
-	for service, methods := range runtimeMethods {
-		for method := range methods {
-			err := client.Call(context.Background(), service, method, &api.Empty{}, &api.Empty{})
+	for _, r := range revisions {
+		for method := range runtimeCalls {
+			err := client.Call(context.Background(), r.runtimeService, method, &api.Empty{}, &api.Empty{})
 			if status.Code(err) == codes.Unimplemented {
-				t.Errorf("%s.%s is listed as served but is not registered: %v", service, method, err)
+				t.Errorf("%s.%s is listed as served but is not registered: %v", r.runtimeService, method, err)
 			}
 		}
 	}

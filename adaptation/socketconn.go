@@ -36,14 +36,14 @@ type socketConn struct {
 // dialSocketConn sets up both services on trunk. The mux reader starts only
 // once our server is registered, so the plugin's first frame is not dropped.
 // name is the plugin's ID when known before registration, or unregistered.
-func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime api.RuntimeService, o *options, name string) (*socketConn, error) {
+func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeService, o *options, name string) (*socketConn, error) {
 	m := mux.New(trunk, mux.WithReaderBlocked())
 	server, err := ttrpc.NewServer(o.serverOpts...)
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
-	api.RegisterRuntimeService(server, runtime)
+	registerRuntimeServices(server, runtime) // of every revision
 	rc, err := m.Open(mux.RuntimeServiceConn)
 	if err != nil {
 		m.Close()
@@ -83,7 +83,8 @@ func (c *socketConn) registered(entry *logrus.Entry) {
 // and a channel closed when that may have changed.
 func (c *socketConn) unanswered() (int, <-chan struct{}) { return c.served.Unanswered() }
 
-func (c *socketConn) service() api.PluginService { return api.NewPluginClient(c.client) }
+// service is the plugin's Plugin service in the revision it registered on.
+func (c *socketConn) service(r *revision) api.PluginService { return r.client(c.client) }
 
 func (c *socketConn) lost() <-chan struct{} { return c.mux.Done() }
 

@@ -39,7 +39,7 @@ func FuzzPluginConnection(f *testing.F) {
 		quiet := logrus.New()
 		quiet.SetOutput(io.Discard)
 		opts.logger = logrus.NewEntry(quiet)
-		c, err := dialSocketConn(runtimeEnd, nil, emptyRuntime{}, &opts, unregistered)
+		c, err := dialSocketConn(runtimeEnd, nil, newRuntimeService(nil, true), &opts, unregistered)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func FuzzPluginConnection(f *testing.F) {
 		go func() { defer close(drained); _, _ = io.Copy(io.Discard, peer) }()
 		ctx, cancel := context.WithCancel(context.Background())
 		called := make(chan struct{})
-		go func() { defer close(called); _, _ = c.service().Configure(ctx, &api.ConfigureRequest{}) }()
+		go func() { defer close(called); _, _ = c.service(revV1alpha1).Configure(ctx, &api.ConfigureRequest{}) }()
 
 		for len(data) >= 3 {
 			id, n := uint32(data[0]&3), int(binary.BigEndian.Uint16(data[1:3]))

@@ -38,6 +38,9 @@ type Config struct {
 	// NoStateChange makes StateChange answer Unimplemented too. With Legacy
 	// it is a plugin that implements neither path for the nine events.
 	NoStateChange bool `json:"no_state_change,omitempty"`
+	// Revision is the protocol revision the plugin speaks: "v1alpha1" (the
+	// default) or "v1beta1" (see revision.go).
+	Revision string `json:"revision,omitempty"`
 
 	// Behaviours change single calls. The key is an event's Name()
 	// ("StopContainer") or one of "Configure", "Synchronize", "Shutdown",
@@ -132,6 +135,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if _, err := parseDelay("delay", c.Delay); err != nil {
+		return err
+	}
+	if err := c.validateRevision(); err != nil {
 		return err
 	}
 	for key, b := range c.Behaviours {
