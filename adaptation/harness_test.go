@@ -277,6 +277,7 @@ type store struct {
 	pods     []*api.PodSandbox
 	ctrs     []*api.Container
 	updates  [][]*api.ContainerUpdate
+	onUpdate adaptation.UpdateFn // replaces update when set before Start
 }
 
 func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
@@ -290,7 +291,10 @@ func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
 	return err
 }
 
-func (s *store) update(_ context.Context, u []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
+func (s *store) update(ctx context.Context, u []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
+	if s.onUpdate != nil {
+		return s.onUpdate(ctx, u)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.updates = append(s.updates, u)

@@ -19,6 +19,7 @@ type runtimeService struct {
 	result   chan registration
 	once     sync.Once
 	plugin   atomic.Pointer[plugin]
+	updating chan struct{} // the plugin's updates handed to UpdateFn
 }
 
 type registration struct {
@@ -27,7 +28,8 @@ type registration struct {
 }
 
 func newRuntimeService(a *Adaptation, external bool) *runtimeService {
-	return &runtimeService{a: a, external: external, result: make(chan registration, 1)}
+	return &runtimeService{a: a, external: external, result: make(chan registration, 1),
+		updating: make(chan struct{}, MaxPluginUpdatesInFlight)}
 }
 
 // RegisterPlugin accepts the first registration on the connection.
@@ -65,6 +67,11 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	if s.a.updateFn == nil {
 		return &api.UpdateContainersResponse{Failed: updates}, nil
 	}
+	release, err := s.handOver(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	failed, err := s.a.updateFn(ctx, updates)
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")

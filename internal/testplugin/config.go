@@ -59,6 +59,10 @@ type Config struct {
 	// SocketPath is dialled when the process was not given a socket on fd 3
 	// (an external plugin).
 	SocketPath string `json:"socket_path,omitempty"`
+	// Flood, when set, makes the plugin flood the runtime with
+	// UpdateContainers calls once registered (see Flood).
+	Flood *Flood `json:"flood,omitempty"`
+
 	// Delay is a latency added to every event call (not to Configure,
 	// Synchronize or Shutdown) that has no Behaviour.Delay of its own, as a
 	// Go duration ("150ms").
@@ -132,6 +136,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if _, err := parseDelay("delay", c.Delay); err != nil {
+		return err
+	}
+	if err := c.Flood.validate(); err != nil {
 		return err
 	}
 	for key, b := range c.Behaviours {
