@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -27,6 +28,7 @@ type lockingRuntime struct {
 	started atomic.Int64
 	first   chan struct{} // closed once MaxPluginUpdatesInFlight calls started
 	once    sync.Once
+	extra   atomic.Value // the stack of a call beyond MaxPluginUpdatesInFlight, for a failing test
 }
 
 func newLockingRuntime(hold bool) *lockingRuntime {
@@ -38,8 +40,12 @@ func newLockingRuntime(hold bool) *lockingRuntime {
 }
 
 func (rt *lockingRuntime) update(_ context.Context, _ []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
-	if rt.started.Add(1) >= adaptation.MaxPluginUpdatesInFlight {
+	n := rt.started.Add(1)
+	if n >= adaptation.MaxPluginUpdatesInFlight {
 		rt.once.Do(func() { close(rt.first) })
+	}
+	if n > adaptation.MaxPluginUpdatesInFlight && rt.hold != nil {
+		rt.extra.CompareAndSwap(nil, string(debug.Stack()))
 	}
 	if rt.hold != nil {
 		<-rt.hold // a runtime that ignores the context
@@ -231,7 +237,7 @@ func TestFloodReleasedOnDisconnect(t *testing.T) {
 	close(rt.hold)
 	settledGoroutines(t, base)
 	if n := rt.started.Load(); n != adaptation.MaxPluginUpdatesInFlight {
-		t.Errorf("UpdateFn was called %d times, want %d: calls queued behind a hung UpdateFn were handed over after the plugin left",
-			n, adaptation.MaxPluginUpdatesInFlight)
+		t.Errorf("UpdateFn was called %d times, want %d: calls queued behind a hung UpdateFn were handed over after the plugin left\n%v",
+			n, adaptation.MaxPluginUpdatesInFlight, rt.extra.Load())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	rspec "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/limits"
 )
 
 // errNilSpec is not an ErrInvalidAdjustment: the caller, not a plugin, is wrong.
@@ -98,6 +99,7 @@ type plan struct {
 func (a Applier) plan(adj *api.ContainerAdjustment) (*plan, error) {
 	p := &plan{}
 	steps := []func() error{
+		func() error { return outOfRange(limits.Adjustment(adj)) },
 		func() (err error) { p.annotations, err = planMap("annotation", adj.Annotations, keep); return err },
 		func() (err error) { p.mounts, err = planMounts(adj.Mounts); return err },
 		func() (err error) { p.env, err = planEnv(adj.Env); return err },
