@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
@@ -239,5 +243,64 @@ func TestFloodReleasedOnDisconnect(t *testing.T) {
 	if n := rt.started.Load(); n != adaptation.MaxPluginUpdatesInFlight {
 		t.Errorf("UpdateFn was called %d times, want %d: calls queued behind a hung UpdateFn were handed over after the plugin left\n%v",
 			n, adaptation.MaxPluginUpdatesInFlight, rt.extra.Load())
+	}
+}
+
+// TestPluginCallsBeyondTheLimit: while the runtime's UpdateFn hangs, a
+// plugin's calls beyond MaxPendingPluginCalls are answered at once with
+// ResourceExhausted; the ones taken on complete once UpdateFn returns.
+// Updates with values the kernel cannot take are refused with
+// InvalidArgument naming the plugin and the field.
+func TestPluginCallsBeyondTheLimit(t *testing.T) {
+	rt := newLockingRuntime(true)
+	e := newEnv(t)
+	e.store.onUpdate = rt.update
+	e.start()
+	p, err := testplugin.Start(context.Background(), dialSocket(t, e.socket), e.plugin("20", "caller", testplugin.Config{Events: "updatepodsandbox"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	e.waitPlugins("20-caller")
+
+	bad := []*api.ContainerUpdate{testplugin.Update{ContainerID: "c1", CPUShares: 1}.ContainerUpdate()}
+	_, err = p.UpdateContainers(context.Background(), bad)
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "20-caller") || !strings.Contains(err.Error(), "cpu.shares") {
+		t.Fatalf("UpdateContainers with CPU shares 1 = %v, want InvalidArgument naming 20-caller and cpu.shares", err)
+	}
+
+	const calls = 3 * adaptation.MaxPendingPluginCalls
+	results := make(chan error, calls)
+	for i := range calls {
+		go func() {
+			_, err := p.UpdateContainers(context.Background(), []*api.ContainerUpdate{
+				testplugin.Update{ContainerID: "c1", CPUShares: uint64(2 + i)}.ContainerUpdate()})
+			results <- err
+		}()
+	}
+	deadline := time.After(waitLimit)
+	for range calls - adaptation.MaxPendingPluginCalls {
+		select {
+		case err := <-results:
+			if status.Code(err) != codes.ResourceExhausted {
+				t.Fatalf("a call beyond the limit returned %v, want ResourceExhausted", err)
+			}
+		case <-deadline:
+			t.Fatal("calls beyond the limit were not refused")
+		}
+	}
+	close(rt.hold)
+	for range adaptation.MaxPendingPluginCalls {
+		select {
+		case err := <-results:
+			if err != nil {
+				t.Fatalf("a call taken on failed: %v", err)
+			}
+		case <-deadline:
+			t.Fatal("calls taken on did not complete")
+		}
+	}
+	if n := rt.started.Load(); n != adaptation.MaxPendingPluginCalls {
+		t.Errorf("UpdateFn called %d times, want %d", n, adaptation.MaxPendingPluginCalls)
 	}
 }

@@ -64,6 +64,9 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 			updates = append(updates, u)
 		}
 	}
+	if err := checkUnsolicited(p, updates); err != nil {
+		return nil, err
+	}
 	if s.a.updateFn == nil {
 		return &api.UpdateContainersResponse{Failed: updates}, nil
 	}

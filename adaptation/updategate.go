@@ -3,6 +3,12 @@ package adaptation
 import (
 	"context"
 	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/limits"
 )
 
 // MaxPluginUpdatesInFlight is how many of one plugin's UpdateContainers calls
@@ -30,4 +36,19 @@ func (s *runtimeService) handOver(ctx context.Context, p *plugin) (release func(
 		return nil, fmt.Errorf("%w: %s: UpdateContainers not handed to the runtime", ErrPluginClosed, p.id)
 	}
 	return release, nil
+}
+
+// checkUnsolicited refuses, as a whole, updates carrying a value the OCI spec
+// or the kernel cannot take: the plugin hears which (InvalidArgument), the
+// runtime never sees them. Logged at debug level only, since a plugin could
+// otherwise fill the log.
+func checkUnsolicited(p *plugin, updates []*api.ContainerUpdate) error {
+	for _, u := range updates {
+		if err := limits.Resources(u.GetLinux().GetResources()); err != nil {
+			err = fmt.Errorf("nrikit: plugin %s: UpdateContainers: container %q: %w", p.id, u.GetContainerId(), err)
+			p.log.WithError(err).Debug("nrikit: refused a plugin's container updates")
+			return status.Error(codes.InvalidArgument, err.Error())
+		}
+	}
+	return nil
 }
