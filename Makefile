@@ -4,6 +4,8 @@
 #                        a short run of every fuzz target, the generated-code check
 #   make generate        regenerate api/*.pb.go with the pinned generators
 #   make check-generate  fail when the committed generated code is stale
+#   make soak            pod lifecycles through healthy, misbehaving and hostile
+#                        peers; prints its figures (SOAK_LIFECYCLES=N to change)
 
 GO            ?= go
 TOOLS_DIR     := $(CURDIR)/.tools
@@ -117,3 +119,17 @@ BENCH_FLAGS ?=
 .PHONY: bench-compare
 bench-compare:
 	cd testdata/interop/bench && $(GO) run . $(BENCH_FLAGS)
+
+# ---- soak ----
+
+# soak drives SOAK_LIFECYCLES pod lifecycles (default 10,000, two containers
+# each) through two healthy plugins and a misbehaving one that is restarted,
+# while an attacker process loops through hostile connections; it prints its
+# figures and fails on a lost, duplicated or reordered event, on resource
+# growth beyond its tolerance, or on a runtime call beyond its bound. Not part
+# of `make test`. See adaptation/soak_linux_test.go.
+SOAK_LIFECYCLES ?=
+
+.PHONY: soak
+soak:
+	NRIKIT_SOAK=1 SOAK_LIFECYCLES=$(SOAK_LIFECYCLES) $(GO) test -count=1 -timeout 60m -run '^TestSoak$$' -v ./adaptation

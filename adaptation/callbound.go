@@ -96,17 +96,19 @@ func (c *boundedConn) pump() {
 	var hdr [ttrpcHeaderLen]byte
 	for {
 		if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(err, io.EOF) {
-				_ = c.pw.CloseWithError(err)
-			} else {
+			if errors.Is(err, io.EOF) {
 				_ = c.pw.Close()
+			} else {
+				_ = c.pw.CloseWithError(err)
 			}
 			return
 		}
-		length := int64(binary.BigEndian.Uint32(hdr[0:4]))
-		err := c.pass(hdr, length)
-		if err != nil {
+		if err := c.pass(hdr, int64(binary.BigEndian.Uint32(hdr[0:4]))); err != nil {
 			_ = c.pw.CloseWithError(err)
+			// Keep reading until the connection ends, or the mux under it
+			// would stall behind this connection and never see the plugin
+			// hang up.
+			_, _ = io.Copy(io.Discard, c.Conn)
 			return
 		}
 	}

@@ -233,6 +233,9 @@ func TestFloodReleasedOnDisconnect(t *testing.T) {
 
 	flooder := e.external("20", "flood", testplugin.Config{Events: "updatepodsandbox", Flood: &testplugin.Flood{Count: floodCalls}})
 	rt.waitFirst(t)
+	// Its calls are served from its registration on, before it has joined;
+	// it must have joined for its leaving to be seen below.
+	e.waitPlugins("10-healthy", "20-flood")
 	rt.podLifecycle(t, e.a, "held") // events flow while UpdateFn hangs
 	if err := flooder.Process.Kill(); err != nil {
 		t.Fatal(err)

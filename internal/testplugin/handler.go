@@ -33,6 +33,7 @@ type Handler struct {
 	behaviours map[string]behaviour
 	log        *eventLog
 	pid        int
+	dice       *dice
 
 	// Chunks of a split Synchronize collected so far.
 	syncMu     sync.Mutex
@@ -77,6 +78,7 @@ func NewHandler(cfg Config) (*Handler, error) {
 		behaviours: bs,
 		log:        l,
 		pid:        os.Getpid(),
+		dice:       newDice(cfg.Chaos),
 		shutdown:   make(chan struct{}),
 		closed:     make(chan struct{}),
 	}, nil
@@ -107,6 +109,7 @@ func (h *Handler) serve(ctx context.Context, key string, rec Record, delay time.
 	if ok && b.Delay != "" {
 		delay = b.delay
 	}
+	b = h.dice.roll(key, b)
 	rec.Plugin, rec.Index, rec.PID, rec.Error = h.cfg.Name, h.cfg.Index, h.pid, b.Fail
 	if err := h.log.write(rec); err != nil {
 		return fmt.Errorf("nrikit: testplugin: log %s: %w", rec.Event, err)
