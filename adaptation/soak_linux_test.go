@@ -70,6 +70,11 @@ func TestSoak(t *testing.T) {
 	}
 	rt := newLockingRuntime(false)
 	logs := &levelCounter{counts: map[logrus.Level]int{}}
+	// ttrpc logs through the standard logger: count its lines too, without
+	// printing the hundreds of thousands an attacker provokes.
+	std := &levelCounter{counts: map[logrus.Level]int{}}
+	restore := std.capture(logrus.StandardLogger())
+	defer restore()
 	e := newEnv(t, adaptation.WithRequestTimeout(soakRequestTimeout), adaptation.WithRegistrationTimeout(time.Second),
 		adaptation.WithLogger(logs.logger()))
 	e.store.onUpdate = rt.update
@@ -127,7 +132,7 @@ func TestSoak(t *testing.T) {
 
 	t.Logf("soak: %d lifecycles (2 containers each) in %v, %d runtime calls, %d chaos plugin instances, attacker rounds: %s",
 		lifecycles, elapsed.Round(time.Millisecond), s.calls.Load(), restarts, attacks)
-	t.Logf("soak: runtime log lines: %s", logs)
+	t.Logf("soak: runtime log lines: %s; ttrpc (standard logger): %s", logs, std)
 	t.Logf("soak: at lifecycle %d: %v", soakCheckpoint, checkpoint)
 	t.Logf("soak: at lifecycle %d: %v", lifecycles, final)
 	bound := 4*soakRequestTimeout + time.Second
@@ -394,4 +399,15 @@ func (c *levelCounter) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return fmt.Sprintf("error %d, warning %d, info %d", c.counts[logrus.ErrorLevel], c.counts[logrus.WarnLevel], c.counts[logrus.InfoLevel])
+}
+
+// capture sends l's lines to c only, until restore.
+func (c *levelCounter) capture(l *logrus.Logger) (restore func()) {
+	out, hooks := l.Out, l.ReplaceHooks(logrus.LevelHooks{})
+	l.SetOutput(io.Discard)
+	l.AddHook(c)
+	return func() {
+		l.SetOutput(out)
+		l.ReplaceHooks(hooks)
+	}
 }

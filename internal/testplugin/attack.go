@@ -177,7 +177,7 @@ func (a *attacker) bogusReplies(context.Context) error {
 		return err
 	}
 	var batch []byte
-	for i := 0; i < 500; i++ {
+	for i := 0; i < 200; i++ {
 		msg := make([]byte, 10, 10+len(payload))
 		binary.BigEndian.PutUint32(msg[0:4], uint32(len(payload)))
 		binary.BigEndian.PutUint32(msg[4:8], uint32(2*i+1))

@@ -67,7 +67,7 @@ type Config struct {
 	Attack bool `json:"attack,omitempty"`
 
 	// Flood, when set, makes the plugin flood the runtime with
-	// UpdateContainers calls once registered (see Flood).
+	// UpdateContainers calls once synchronized (see Flood).
 	Flood *Flood `json:"flood,omitempty"`
 
 	// Delay is a latency added to every event call (not to Configure,

@@ -9,7 +9,7 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// Flood makes a plugin, once registered, fire Count UpdateContainers calls at
+// Flood makes a plugin, once synchronized, fire Count UpdateContainers calls at
 // the runtime at once, each from its own goroutine, without waiting for the
 // replies of the others: the load of a misbehaving plugin.
 type Flood struct {
@@ -27,8 +27,17 @@ func (f *Flood) validate() error {
 	return nil
 }
 
-// flood fires the calls; they end with ctx or the connection.
+// flood fires the calls once the plugin is synchronized, so that its own
+// handshake does not time out behind them; they end with ctx or the
+// connection.
 func (p *Plugin) flood(ctx context.Context, f *Flood) {
+	select {
+	case <-p.h.synced:
+	case <-p.mux.Done():
+		return
+	case <-ctx.Done():
+		return
+	}
 	id := f.ContainerID
 	if id == "" {
 		id = "flood"

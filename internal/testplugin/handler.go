@@ -43,6 +43,8 @@ type Handler struct {
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{}
+	syncedOnce   sync.Once
+	synced       chan struct{} // closed once the first synchronization is done
 	closeOnce    sync.Once
 	closed       chan struct{}
 }
@@ -80,6 +82,7 @@ func NewHandler(cfg Config) (*Handler, error) {
 		pid:        os.Getpid(),
 		dice:       newDice(cfg.Chaos),
 		shutdown:   make(chan struct{}),
+		synced:     make(chan struct{}),
 		closed:     make(chan struct{}),
 	}, nil
 }
@@ -211,6 +214,7 @@ func (h *Handler) Synchronize(ctx context.Context, req *api.SynchronizeRequest) 
 	if err := h.serve(ctx, KeySynchronize, rec, 0); err != nil {
 		return nil, err
 	}
+	h.syncedOnce.Do(func() { close(h.synced) })
 	return &api.SynchronizeResponse{Update: containerUpdates(h.cfg.SyncUpdates)}, nil
 }
 
