@@ -122,13 +122,13 @@ bench-compare:
 
 # ---- soak ----
 
-# soak drives SOAK_LIFECYCLES pod lifecycles (default 2,000, about two
-# minutes on a loaded 2-core machine; SOAK_LIFECYCLES=10000 for the full
-# soak, about ten; two containers each) through two healthy plugins and a misbehaving one that is restarted,
-# while an attacker process loops through hostile connections; it prints its
-# figures and fails on a lost, duplicated or reordered event, on resource
-# growth beyond its tolerance, or on a runtime call beyond its bound. Not part
-# of `make test`. See adaptation/soak_linux_test.go.
+# soak drives SOAK_LIFECYCLES pod lifecycles of two containers each (default
+# 2,000, about two minutes on a loaded 2-core machine; SOAK_LIFECYCLES=10000
+# for the full soak, about ten) through two healthy plugins and a misbehaving
+# one that is restarted, while an attacker process loops through hostile
+# connections. It prints its figures and fails on a lost, duplicated or
+# reordered event, on growth beyond its tolerance, or on a runtime call beyond
+# its bound. Not part of `make test`. See adaptation/soak_linux_test.go.
 SOAK_LIFECYCLES ?=
 
 .PHONY: soak
