@@ -57,7 +57,6 @@ type boundedConn struct {
 	limit int
 	pr    *io.PipeReader
 	pw    *io.PipeWriter
-	done  chan struct{} // the pump has ended
 
 	mu       sync.Mutex
 	boundary *sync.Cond          // signalled when out is between messages
@@ -70,7 +69,7 @@ type boundedConn struct {
 
 func newBoundedConn(raw net.Conn, limit int) *boundedConn {
 	pr, pw := io.Pipe()
-	c := &boundedConn{Conn: raw, limit: limit, pr: pr, pw: pw, done: make(chan struct{}),
+	c := &boundedConn{Conn: raw, limit: limit, pr: pr, pw: pw,
 		pending: map[uint32]struct{}{}}
 	c.boundary = sync.NewCond(&c.mu)
 	go c.pump()
@@ -79,7 +78,9 @@ func newBoundedConn(raw net.Conn, limit int) *boundedConn {
 
 func (c *boundedConn) Read(p []byte) (int, error) { return c.pr.Read(p) }
 
-// Close closes raw, which ends the pump, and the server's end of the pipe.
+// Close closes raw and the server's end of the pipe, which ends the pump
+// soon after. It does not wait for that: a pump writing a refusal to a
+// plugin that reads nothing waits for the mux under it to close.
 func (c *boundedConn) Close() error {
 	c.mu.Lock()
 	c.closed = true
@@ -87,12 +88,10 @@ func (c *boundedConn) Close() error {
 	c.mu.Unlock()
 	err := c.Conn.Close()
 	_ = c.pr.Close()
-	<-c.done
 	return err
 }
 
 func (c *boundedConn) pump() {
-	defer close(c.done)
 	var hdr [ttrpcHeaderLen]byte
 	for {
 		if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
