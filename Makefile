@@ -6,6 +6,8 @@
 #   make cross           build and vet for every OS a runtime links nrikit on
 #   make generate        regenerate api/*.pb.go with the pinned generators
 #   make check-generate  fail when the committed generated code is stale
+#   make soak            pod lifecycles through healthy, misbehaving and hostile
+#                        peers; prints its figures (SOAK_LIFECYCLES=N to change)
 
 GO            ?= go
 TOOLS_DIR     := $(CURDIR)/.tools
@@ -71,7 +73,8 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./api:FuzzValidatePluginIdentity:40000x \
 	./adaptation/ocispec:FuzzApply:40000x \
 	./adaptation/validator:FuzzValidate:6000x \
-	./adaptation:FuzzPluginConnection:8000x
+	./adaptation:FuzzPluginConnection:8000x \
+	./internal/limits:FuzzCPUList:20000x
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -141,3 +144,18 @@ BENCH_FLAGS ?=
 .PHONY: bench-compare
 bench-compare:
 	cd testdata/interop/bench && $(GO) run . $(BENCH_FLAGS)
+
+# ---- soak ----
+
+# soak drives SOAK_LIFECYCLES pod lifecycles of two containers each (default
+# 2,000, about two minutes on a loaded 2-core machine; SOAK_LIFECYCLES=10000
+# for the full soak, about ten) through two healthy plugins and a misbehaving
+# one that is restarted, while an attacker process loops through hostile
+# connections. It prints its figures and fails on a lost, duplicated or
+# reordered event, on growth beyond its tolerance, or on a runtime call beyond
+# its bound. Not part of `make test`. See adaptation/soak_linux_test.go.
+SOAK_LIFECYCLES ?=
+
+.PHONY: soak
+soak:
+	NRIKIT_SOAK=1 SOAK_LIFECYCLES=$(SOAK_LIFECYCLES) $(GO) test -count=1 -timeout 60m -run '^TestSoak$$' -v ./adaptation

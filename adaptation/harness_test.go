@@ -283,9 +283,10 @@ type store struct {
 		sync(context.Context, adaptation.SyncCB) error
 		update(context.Context, []*api.ContainerUpdate) ([]*api.ContainerUpdate, error)
 	}
-	pods    []*api.PodSandbox
-	ctrs    []*api.Container
-	updates [][]*api.ContainerUpdate
+	pods     []*api.PodSandbox
+	ctrs     []*api.Container
+	updates  [][]*api.ContainerUpdate
+	onUpdate adaptation.UpdateFn // replaces update when set before Start
 }
 
 func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
@@ -311,6 +312,9 @@ func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
 func (s *store) update(ctx context.Context, u []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
 	if s.runtime != nil {
 		return s.runtime.update(ctx, u)
+	}
+	if s.onUpdate != nil {
+		return s.onUpdate(ctx, u)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

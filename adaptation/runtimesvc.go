@@ -19,7 +19,8 @@ type runtimeService struct {
 	result   chan registration
 	once     sync.Once
 	plugin   atomic.Pointer[plugin]
-	rev      connRevision // the revision it speaks (revision.go)
+	rev      connRevision  // the revision it speaks (revision.go)
+	updating chan struct{} // the plugin's updates handed to UpdateFn
 }
 
 type registration struct {
@@ -28,7 +29,8 @@ type registration struct {
 }
 
 func newRuntimeService(a *Adaptation, external bool) *runtimeService {
-	return &runtimeService{a: a, external: external, result: make(chan registration, 1)}
+	return &runtimeService{a: a, external: external, result: make(chan registration, 1),
+		updating: make(chan struct{}, MaxPluginUpdatesInFlight)}
 }
 
 // RegisterPlugin accepts the first registration on the connection.
@@ -73,9 +75,17 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	if len(unnamed) > 0 {
 		p.log.WithField("count", len(unnamed)).Debug("nrikit: unsolicited updates that name no container reported failed")
 	}
+	if err := checkUnsolicited(p, updates); err != nil {
+		return nil, err
+	}
 	if s.a.updateFn == nil {
 		return &api.UpdateContainersResponse{Failed: append(updates, unnamed...)}, nil
 	}
+	release, err := s.handOver(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	failed, err := s.a.updateFn(ctx, updates)
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")

@@ -68,7 +68,7 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeServic
 		defer c.wg.Done()
 		// ttrpc's server logs through the logger its context carries.
 		logger := o.logger.WithField("pid", c.pid())
-		_ = server.Serve(log.WithLogger(context.Background(), logger), l)
+		_ = server.Serve(log.WithLogger(context.Background(), logger), boundedListener{l})
 	}()
 	m.Unblock()
 	return c, nil

@@ -58,6 +58,9 @@ func Run(ctx context.Context, trunk net.Conn, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Flood != nil {
+		go p.flood(ctx, cfg.Flood)
+	}
 	return p.Wait(ctx)
 }
 
