@@ -7,6 +7,7 @@ require (
 	github.com/containerd/ttrpc v1.2.7
 	github.com/opencontainers/runtime-spec v1.3.0
 	github.com/sirupsen/logrus v1.9.4
+	github.com/tetratelabs/wazero v1.11.0
 	go.uber.org/goleak v1.3.0
 	google.golang.org/grpc v1.57.1
 	google.golang.org/protobuf v1.36.11
@@ -14,6 +15,6 @@ require (
 
 require (
 	github.com/golang/protobuf v1.5.3 // indirect
-	golang.org/x/sys v0.18.0 // indirect
+	golang.org/x/sys v0.38.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20230731190214-cbb8c96f2d6d // indirect
 )

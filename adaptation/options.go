@@ -44,6 +44,7 @@ type options struct {
 	clientOpts       []ttrpc.ClientOpts
 	serverOpts       []ttrpc.ServerOpt
 	nriVersion       string
+	wasm             wasmOptions
 }
 
 func defaultOptions() options {
@@ -57,6 +58,7 @@ func defaultOptions() options {
 		logger:           logrus.NewEntry(logrus.StandardLogger()),
 		metrics:          noopMetrics{},
 		nriVersion:       Version,
+		wasm:             wasmOptions{memoryLimit: DefaultWASMMemoryLimit},
 	}
 }
 
