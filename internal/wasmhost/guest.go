@@ -20,6 +20,13 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 )
 
+// live counts the instances of this process that are not closed, for tests
+// and diagnostics.
+var live atomic.Int64
+
+// Live is the number of guest instances loaded and not yet closed.
+func Live() int64 { return live.Load() }
+
 // Guest is one loaded WASM plugin: one instance of its module, in a wazero
 // runtime of its own, so that its memory ceiling and its death concern it
 // alone.
@@ -67,6 +74,7 @@ func Load(ctx context.Context, cfg Config) (*Guest, error) {
 		closing: make(chan struct{}),
 		dead:    make(chan struct{}),
 	}
+	live.Add(1)
 	if err := g.instantiate(ctx, code); err != nil {
 		g.kill(err.Error(), "failed to load")
 		return nil, err
@@ -304,6 +312,7 @@ func (g *Guest) kill(why, status string) {
 		g.status.Store(&status)
 		g.out.flush()
 		_ = g.runtime.Close(context.Background())
+		live.Add(-1)
 		close(g.dead)
 	})
 }
