@@ -1,7 +1,8 @@
 # nrikit build, test and code generation.
 #
-#   make test            vet, race-enabled unit tests, the big-node tests without -race,
-#                        a short run of every fuzz target, the generated-code check
+#   make test            vet (also of the nrikit_no_wasm build), race-enabled unit
+#                        tests, the big-node tests without -race, a short run of
+#                        every fuzz target, the generated-code check
 #   make generate        regenerate api/*.pb.go with the pinned generators
 #   make check-generate  fail when the committed generated code is stale
 
@@ -32,6 +33,8 @@ test: vet unit bignode fuzz check-generate
 
 vet:
 	$(GO) vet ./...
+	$(GO) build -tags nrikit_no_wasm ./...
+	$(GO) vet -tags nrikit_no_wasm ./adaptation
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/') ); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 

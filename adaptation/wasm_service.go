@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -67,8 +68,14 @@ func runGuest(ctx context.Context, g *wasmhost.Guest, export string, in []byte) 
 	case r := <-done:
 		return r.out, guestError(r.err)
 	case <-ctx.Done():
-		return nil, context.Cause(ctx)
 	}
+	if d, ok := ownDeadlineOf(ctx); ok && !time.Now().Before(d) {
+		// The call's own deadline: the guest is being stopped, which is
+		// prompt. Its end, and its instance's, are then known to the policy.
+		r := <-done
+		return r.out, guestError(r.err)
+	}
+	return nil, context.Cause(ctx)
 }
 
 // guestError marks a call that ended the guest's instance as a lost plugin.

@@ -197,28 +197,35 @@ func TestWASMLegacyGuest(t *testing.T) {
 // other plugins get everything.
 func TestWASMHostileGuests(t *testing.T) {
 	e := newEnv(t, wasmOptions(t,
-		adaptation.WithRequestTimeout(2*time.Second),
-		adaptation.WithWASMMemoryLimit(64<<20))...)
-	hostile := map[string]string{ // plugin -> what its drop must say
-		"10-trap":  "trapped",
-		"11-panic": "exited with code 2",
-		"12-grow":  "exited with code 2",
-		"13-loop":  "timeout during CreateContainer",
-		"14-sleep": "timeout during CreateContainer",
-		"15-keep":  "connection lost",
+		adaptation.WithRequestTimeout(5*time.Second),
+		adaptation.WithWASMMemoryLimit(32<<20))...)
+	hostile := map[string][2]string{ // plugin -> what its drop and its error must say
+		"10-trap":  {"lost during CreateContainer (trapped)", "wasm error: unreachable"},
+		"11-panic": {"lost during CreateContainer (trapped)", "panic: wasm guest: CreateContainer panics as configured"},
+		"12-grow":  {"lost during CreateContainer (trapped)", "runtime: out of memory"},
+		// Stopped at the deadline: the dispatch reports the timeout, or the
+		// instance's end is noticed first.
+		"13-loop":  {"CreateContainer", "plugin timed out after 5s"},
+		"14-sleep": {"CreateContainer", "plugin timed out after 5s"},
+		"15-keep":  {"CreateContainer", "plugin timed out after 5s"},
 	}
 	e.wasmPreinstall("wasm", "10", "trap", "trap=CreateContainer")
 	e.wasmPreinstall("wasm", "11", "panic", "panic=CreateContainer")
 	e.wasmPreinstall("wasm", "12", "grow", "grow=CreateContainer")
 	e.wasmPreinstall("wasm", "13", "loop", "loop=CreateContainer")
 	e.wasmPreinstall("wasm", "14", "sleep", "sleep=CreateContainer")
-	// Kept after a timeout by its policy, but its instance is gone.
+	// Its policy keeps it after a timeout, but its instance is gone.
 	e.wasmPreinstall("wasm", "15", "keep", "loop=CreateContainer", "failure_policy=keep_connected")
 	e.wasmPreinstall("wasm", "50", "good", "annotation=interop.nrikit.io/good=yes")
 	e.preinstall("60", "proc", testplugin.Config{})
 	e.start()
 	e.waitPlugins("10-trap", "11-panic", "12-grow", "13-loop", "14-sleep", "15-keep", "50-good", "60-proc")
 
+	defer func() {
+		if t.Failed() {
+			e.dumpLog()
+		}
+	}()
 	created := runLifecycle(t, e.a, "ph")
 	if got := created[0].GetAdjust().GetAnnotations()["interop.nrikit.io/good"]; got != "yes" {
 		t.Errorf("the good guest's adjustment is missing: %v", created[0].GetAdjust())
@@ -231,19 +238,22 @@ func TestWASMHostileGuests(t *testing.T) {
 	}
 	e.waitPlugins("50-good", "60-proc")
 	for id, want := range hostile {
-		dropped := e.waitLogged(logrus.Fields{"plugin": id})
-		found := false
+		reason := e.waitDropped(id)
+		if !strings.Contains(reason, want[0]) || strings.HasPrefix(want[1], "plugin timed out") &&
+			reason != "timeout during CreateContainer" && reason != "lost during CreateContainer (stopped at its deadline)" {
+			t.Errorf("%s dropped for %q, want it to say %q", id, reason, want[0])
+		}
+		found, explained := true, false
 		for _, entry := range e.logged(logrus.Fields{"plugin": id}) {
-			if entry.Message == "nrikit: plugin dropped" {
-				found = true
-				if reason, _ := entry.Data["reason"].(string); !strings.Contains(reason, want) {
-					t.Errorf("%s dropped for %q, want it to say %q", id, reason, want)
-				}
+			if err, ok := entry.Data["error"].(string); ok && strings.Contains(err, want[1]) && !strings.Contains(err, "\n") {
+				explained = true
 			}
 		}
-		if !found {
-			e.dumpLog()
-			t.Errorf("%s: no 'plugin dropped' line among %d", id, len(dropped))
+		if !found || !explained {
+			for _, en := range e.logged(logrus.Fields{"plugin": id}) {
+				t.Logf("%s: %s %s %v", id, en.Level, en.Message, en.Data)
+			}
+			t.Errorf("%s: dropped %v, with a one-line error saying %q %v", id, found, want[1], explained)
 		}
 		if got := e.guestEvents(id); len(got) < 2 || got[1] != "CreateContainer" {
 			t.Errorf("%s got %v, want its events to end at the first CreateContainer", id, got)
@@ -251,5 +261,25 @@ func TestWASMHostileGuests(t *testing.T) {
 	}
 	if n := wasmhost.Live(); n != 1 {
 		t.Errorf("%d WASM instances open, want only the good guest's", n)
+	}
+}
+
+// waitDropped waits for the log line of a plugin's drop and returns its reason.
+func (e *env) waitDropped(id string) string {
+	e.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		changed := e.logSignal.changed()
+		for _, entry := range e.logged(logrus.Fields{"plugin": id}) {
+			if entry.Message == "nrikit: plugin dropped" {
+				reason, _ := entry.Data["reason"].(string)
+				return reason
+			}
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			e.t.Fatalf("%s was not dropped", id)
+		}
 	}
 }

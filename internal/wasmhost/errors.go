@@ -5,6 +5,7 @@ package wasmhost
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -27,10 +28,19 @@ func (e *GuestError) Error() string { return e.Msg }
 type CrashError struct {
 	Export string
 	Err    error
+	// Said is the first line the guest wrote to stdout or stderr during the
+	// call (a Go guest's panic or fatal error), if any.
+	Said string
 }
 
+// Error gives the cause's first line: wazero appends a WASM stack trace.
 func (e *CrashError) Error() string {
-	return fmt.Sprintf("nrikit: WASM plugin crashed in %s: %v", e.Export, e.Err)
+	msg, _, _ := strings.Cut(e.Err.Error(), "\n")
+	msg = fmt.Sprintf("nrikit: WASM plugin crashed in %s: %s", e.Export, msg)
+	if e.Said != "" {
+		msg += fmt.Sprintf(" (the guest said: %q)", e.Said)
+	}
+	return msg
 }
 
 func (e *CrashError) Unwrap() []error { return []error{ErrDead, e.Err} }

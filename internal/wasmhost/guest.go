@@ -182,7 +182,7 @@ func (g *Guest) end() {
 // the answer out before freeing it.
 func (g *Guest) call(ctx context.Context, export string, fn wapi.Function, req []byte) ([]byte, error) {
 	crash := func(in string, err error) error {
-		return &CrashError{Export: in, Err: fmt.Errorf("%w%s", err, g.said())}
+		return &CrashError{Export: in, Err: err, Said: g.out.takeFirst()}
 	}
 	mem := g.module.Memory()
 	var ptr uint64

@@ -75,10 +75,8 @@ func act(action, rpc string) error {
 		time.Sleep(time.Hour)
 	case "grow":
 		for {
-			b := make([]byte, 1<<20)
-			for i := range b {
-				b[i] = byte(i)
-			}
+			b := make([]byte, 8<<20)
+			b[0] = 1
 			hoard = append(hoard, b)
 		}
 	}
