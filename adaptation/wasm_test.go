@@ -196,18 +196,24 @@ func TestWASMLegacyGuest(t *testing.T) {
 // goes on without them, as the policy table says for setup events, and the
 // other plugins get everything.
 func TestWASMHostileGuests(t *testing.T) {
+	// The timeout leaves a guest that grows its memory time to reach the
+	// ceiling on a loaded machine; the loops and sleeps wait it out.
+	timeout := 5 * time.Second
+	if raceEnabled {
+		timeout = 10 * time.Second
+	}
 	e := newEnv(t, wasmOptions(t,
-		adaptation.WithRequestTimeout(5*time.Second),
-		adaptation.WithWASMMemoryLimit(32<<20))...)
+		adaptation.WithRequestTimeout(timeout),
+		adaptation.WithWASMMemoryLimit(16<<20))...)
 	hostile := map[string][2]string{ // plugin -> what its drop and its error must say
 		"10-trap":  {"lost during CreateContainer (trapped)", "wasm error: unreachable"},
 		"11-panic": {"lost during CreateContainer (trapped)", "panic: wasm guest: CreateContainer panics as configured"},
 		"12-grow":  {"lost during CreateContainer (trapped)", "runtime: out of memory"},
 		// Stopped at the deadline: the dispatch reports the timeout, or the
 		// instance's end is noticed first.
-		"13-loop":  {"CreateContainer", "plugin timed out after 5s"},
-		"14-sleep": {"CreateContainer", "plugin timed out after 5s"},
-		"15-keep":  {"CreateContainer", "plugin timed out after 5s"},
+		"13-loop":  {"CreateContainer", "plugin timed out after " + timeout.String()},
+		"14-sleep": {"CreateContainer", "plugin timed out after " + timeout.String()},
+		"15-keep":  {"CreateContainer", "plugin timed out after " + timeout.String()},
 	}
 	e.wasmPreinstall("wasm", "10", "trap", "trap=CreateContainer")
 	e.wasmPreinstall("wasm", "11", "panic", "panic=CreateContainer")
