@@ -18,9 +18,10 @@ import (
 )
 
 // TestPluginPathWASM: --plugin-path runs a WASM plugin (built on the
-// reference's WASM guest API) beside a process, and reports its kind.
+// reference's WASM guest API) beside a process, and reports its kind. Not
+// parallel: compiling the guest on a first run would starve the tests that
+// time plugins out after a second.
 func TestPluginPathWASM(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	pluginDir := installTestPlugins(t, dir, testplugin.Config{Index: "20", Name: "proc", LogPath: filepath.Join(dir, "events.log")})
 	code, err := os.ReadFile(interoptest.Binary(t, "wasm"))
