@@ -159,6 +159,9 @@ func (g *Guest) Call(ctx context.Context, export string, req []byte) ([]byte, er
 	defer cancel()
 	g.begin(ctx, cancel)
 	defer g.end()
+	if g.isClosing() { // Close may have looked for a call to cancel before begin
+		return nil, ErrDead
+	}
 	rsp, err := g.call(ctx, export, fn, req)
 	var crash *CrashError
 	if errors.As(err, &crash) {
