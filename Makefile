@@ -1,7 +1,8 @@
 # nrikit build, test and code generation.
 #
-#   make test            vet, cross-OS build and vet, race-enabled unit tests, the big-node
-#                        tests without -race, a short run of every fuzz target, the
+#   make test            vet (also of the nrikit_no_wasm build), cross-OS build and
+#                        vet, race-enabled unit tests, the big-node and churn tests
+#                        without -race, a short run of every fuzz target, the
 #                        generated-code check
 #   make cross           build and vet for every OS a runtime links nrikit on
 #   make generate        regenerate api/*.pb.go with the pinned generators
@@ -36,6 +37,8 @@ test: vet cross unit bignode churn fuzz check-generate
 
 vet:
 	$(GO) vet ./...
+	$(GO) build -tags nrikit_no_wasm ./...
+	$(GO) vet -tags nrikit_no_wasm ./adaptation
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/') ); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 

@@ -7,6 +7,7 @@ require (
 	github.com/containerd/ttrpc v1.2.8
 	github.com/opencontainers/runtime-spec v1.3.0
 	github.com/sirupsen/logrus v1.9.4
+	github.com/tetratelabs/wazero v1.11.0
 	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6
 	google.golang.org/grpc v1.69.2
@@ -14,6 +15,6 @@ require (
 )
 
 require (
-	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/sys v0.38.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20241021214115-324edc3d5d38 // indirect
 )

@@ -19,6 +19,7 @@ const (
 	kindExternal     pluginKind = iota // connected to the socket
 	kindPreinstalled                   // launched from the plugin path
 	kindBuiltin                        // in-process, added by option
+	kindWASM                           // a WebAssembly module from the plugin path, in-process
 )
 
 // Plugin kinds as PluginInfo.Kind reports them.
@@ -26,10 +27,11 @@ const (
 	KindExternal     = "external"
 	KindPreinstalled = "pre-installed"
 	KindBuiltin      = "builtin"
+	KindWASM         = "wasm"
 )
 
 func (k pluginKind) String() string {
-	return [...]string{KindExternal, KindPreinstalled, KindBuiltin}[k]
+	return [...]string{KindExternal, KindPreinstalled, KindBuiltin, KindWASM}[k]
 }
 
 // transport is the connection behind a plugin.
@@ -141,6 +143,7 @@ func (p *plugin) isClosed() bool {
 // against it, so a plugin cannot stretch an event beyond its deadline.
 func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(context.Context) error) error {
 	callerFirst := callerDeadlineFirst(ctx, timeout)
+	ctx = withOwnDeadline(ctx, time.Now().Add(timeout))
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrPluginTimeout)
 	defer cancel()
 	select {
