@@ -1,11 +1,14 @@
 # nrikit build, test and code generation.
 #
-#   make test            vet, cross-OS build and vet, race-enabled unit tests, the big-node
-#                        tests without -race, a short run of every fuzz target, the
+#   make test            vet (also of the nrikit_no_wasm build), cross-OS build and
+#                        vet, race-enabled unit tests, the big-node and churn tests
+#                        without -race, a short run of every fuzz target, the
 #                        generated-code check
 #   make cross           build and vet for every OS a runtime links nrikit on
 #   make generate        regenerate api/*.pb.go with the pinned generators
 #   make check-generate  fail when the committed generated code is stale
+#   make soak            pod lifecycles through healthy, misbehaving and hostile
+#                        peers; prints its figures (SOAK_LIFECYCLES=N to change)
 
 GO            ?= go
 TOOLS_DIR     := $(CURDIR)/.tools
@@ -15,7 +18,7 @@ TOOLS_BIN     := $(TOOLS_DIR)/bin
 # the Go plugins are built from the module proxy at these exact versions.
 PROTOC_VERSION            := 3.21.12
 PROTOC_GEN_GO_VERSION     := v1.36.11
-PROTOC_GEN_GO_TTRPC_VERSION := v1.2.7
+PROTOC_GEN_GO_TTRPC_VERSION := v1.2.8
 
 PROTOC              := protoc
 PROTOC_GEN_GO       := $(TOOLS_BIN)/protoc-gen-go
@@ -23,17 +26,19 @@ PROTOC_GEN_GO_TTRPC := $(TOOLS_BIN)/protoc-gen-go-ttrpc
 
 TEST_FLAGS ?=
 
-.PHONY: all build test vet cross unit bignode fuzz generate check-generate tools protoc clean
+.PHONY: all build test vet cross unit bignode churn fuzz generate check-generate tools protoc clean
 
 all: build
 
 build:
 	$(GO) build ./...
 
-test: vet cross unit bignode fuzz check-generate
+test: vet cross unit bignode churn fuzz check-generate
 
 vet:
 	$(GO) vet ./...
+	$(GO) build -tags nrikit_no_wasm ./...
+	$(GO) vet -tags nrikit_no_wasm ./adaptation
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/') ); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
@@ -54,6 +59,11 @@ unit:
 bignode:
 	$(GO) test -count=1 -timeout 10m -run 'BigNode' $(TEST_FLAGS) ./adaptation
 
+# Thousands of pod cycles against runtime-shaped lock doubles while plugins
+# join and leave; unit runs a short version of the same under -race.
+churn:
+	$(GO) test -count=1 -timeout 15m -run 'LongChurn' $(TEST_FLAGS) ./adaptation
+
 # Each target runs for a fixed number of executions (about 8 s here), not for a
 # wall-clock -fuzztime: with a duration, Go's fuzz coordinator can report a
 # spurious "context deadline exceeded" failure at the deadline on a loaded
@@ -65,7 +75,9 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./api:FuzzParseEventMask:60000x \
 	./api:FuzzValidatePluginIdentity:40000x \
 	./adaptation/ocispec:FuzzApply:40000x \
-	./adaptation/validator:FuzzValidate:6000x
+	./adaptation/validator:FuzzValidate:6000x \
+	./adaptation:FuzzPluginConnection:8000x \
+	./internal/limits:FuzzCPUList:20000x
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -101,9 +113,11 @@ gen-into = mkdir -p $(1) && \
 	$(PROTOC) -I api --plugin=protoc-gen-go=$(PROTOC_GEN_GO) \
 	  --go_out=$(1) --go_opt=paths=source_relative api/nrikit.proto && \
 	$(PROTOC) -I api --plugin=protoc-gen-go-ttrpc=$(PROTOC_GEN_GO_TTRPC) \
-	  --go-ttrpc_out=$(1) --go-ttrpc_opt=paths=source_relative api/services.proto && \
-	awk '/^package / && !done { print ""; done = 1 } 1' $(1)/services_ttrpc.pb.go > $(1)/services_ttrpc.pb.go.tmp && \
-	mv $(1)/services_ttrpc.pb.go.tmp $(1)/services_ttrpc.pb.go
+	  --go-ttrpc_out=$(1) --go-ttrpc_opt=paths=source_relative api/services.proto \
+	  api/v1beta1/services.proto && \
+	for f in $(1)/services_ttrpc.pb.go $(1)/v1beta1/services_ttrpc.pb.go; do \
+	  awk '/^package / && !done { print ""; done = 1 } 1' $$f > $$f.tmp && mv $$f.tmp $$f || exit 1; \
+	done
 
 generate: tools
 	$(call gen-into,api)
@@ -111,7 +125,7 @@ generate: tools
 check-generate: tools
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	$(call gen-into,$$tmp) && \
-	for f in nrikit.pb.go services_ttrpc.pb.go; do \
+	for f in nrikit.pb.go services_ttrpc.pb.go v1beta1/services_ttrpc.pb.go; do \
 	  if ! cmp -s $$tmp/$$f api/$$f; then \
 	    echo "api/$$f is stale: run 'make generate' and commit the result"; \
 	    diff -u api/$$f $$tmp/$$f | head -n 40; exit 1; fi; \
@@ -133,3 +147,18 @@ BENCH_FLAGS ?=
 .PHONY: bench-compare
 bench-compare:
 	cd testdata/interop/bench && $(GO) run . $(BENCH_FLAGS)
+
+# ---- soak ----
+
+# soak drives SOAK_LIFECYCLES pod lifecycles of two containers each (default
+# 2,000, about two minutes on a loaded 2-core machine; SOAK_LIFECYCLES=10000
+# for the full soak, about ten) through two healthy plugins and a misbehaving
+# one that is restarted, while an attacker process loops through hostile
+# connections. It prints its figures and fails on a lost, duplicated or
+# reordered event, on growth beyond its tolerance, or on a runtime call beyond
+# its bound. Not part of `make test`. See adaptation/soak_linux_test.go.
+SOAK_LIFECYCLES ?=
+
+.PHONY: soak
+soak:
+	NRIKIT_SOAK=1 SOAK_LIFECYCLES=$(SOAK_LIFECYCLES) $(GO) test -count=1 -timeout 60m -run '^TestSoak$$' -v ./adaptation

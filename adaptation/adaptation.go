@@ -17,19 +17,27 @@ import (
 const Version = "v0.12.5"
 
 // SyncFn lists the runtime's pods and containers and hands them to cb. It is
-// called once for every plugin that joins, while events wait (setup events
-// give up when their caller's context ends): it must not call the
-// Adaptation's event methods, and pods still being created may be listed
-// with state POD_SANDBOX_UNKNOWN. It must call cb once; if it returns nil
-// without calling it, the plugin gets an empty snapshot.
+// called once for every plugin that joins, holding no lock of nrikit's, so
+// it may take the lock the runtime holds while calling the event methods,
+// and list under it or without any lock. Events wait from the moment cb is
+// called until the plugin has joined (setup events give up when their
+// caller's context ends). SyncFn should call cb once before it returns (if
+// it returns nil without calling it, the plugin gets an empty snapshot),
+// and must not call BlockPluginSync, nor the Adaptation's event methods
+// while cb runs or after it returned. Pods still being created may be listed with state
+// POD_SANDBOX_UNKNOWN. nrikit reconciles the lists with what it relayed
+// meanwhile: removed pods and containers are left out, created ones are
+// added or announced right after, and a stop the plugin missed follows its
+// snapshot.
 type SyncFn func(ctx context.Context, cb SyncCB) error
 
 // SyncCB synchronizes one plugin with the given state and returns the
-// plugin's updates for the runtime to apply.
+// plugin's updates for the runtime to apply. It must be called once.
 type SyncCB func(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error)
 
 // UpdateFn applies container updates that a plugin asked for on its own, and
-// returns those that failed.
+// returns those that failed. nrikit calls it holding no lock of its own, so
+// it may take the lock the runtime holds while calling the event methods.
 type UpdateFn func(ctx context.Context, updates []*api.ContainerUpdate) ([]*api.ContainerUpdate, error)
 
 // Adaptation is the runtime side of NRI. Create it with New.
@@ -43,6 +51,7 @@ type Adaptation struct {
 
 	registry     registry
 	barrier      barrier // events share it; a synchronizing plugin takes it alone
+	syncGate     barrier // BlockPluginSync's: blocks share it, a synchronization takes it alone
 	deprecations deprecations
 	lifecycle    lifecycle
 	changes      changeFeed
@@ -171,6 +180,7 @@ type PluginInfo struct {
 	Index         string        `json:"index"`
 	Name          string        `json:"name"`
 	Kind          string        `json:"kind"`
+	Revision      string        `json:"revision,omitempty"` // RevisionV1alpha1 or RevisionV1beta1; empty for builtin plugins
 	Events        string        `json:"events"`
 	PID           int           `json:"pid,omitempty"`
 	FailurePolicy FailurePolicy `json:"failure_policy"`
@@ -182,7 +192,7 @@ func (a *Adaptation) Plugins() []PluginInfo {
 	var out []PluginInfo
 	for _, p := range a.registry.snapshot() {
 		out = append(out, PluginInfo{
-			Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(),
+			Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
 			Events: p.events.String(), PID: p.conn.pid(), FailurePolicy: p.policy,
 			StateChange: p.compat.stateChange.Load(),
 		})
@@ -245,7 +255,7 @@ func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, e
 	change := PluginChange{Change: PluginFailed, Plugin: unregistered, Kind: kind.String(), PID: pid, Reason: err.Error()}
 	var perr *PluginError
 	if errors.As(err, &perr) {
-		change.Plugin, change.Phase, change.Reason = perr.Plugin, perr.Op, perr.Err.Error()
+		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
 	}
 	log := a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason})
 	if pid != 0 {

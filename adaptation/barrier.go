@@ -59,20 +59,35 @@ func (b *barrier) leaveEvent() {
 // synchronization held back, then until no fan-out runs. It does not give
 // up: fan-outs are bounded by their plugins' timeouts.
 func (b *barrier) enterSync() (release func()) {
+	release, _ = b.enterSyncCtx(context.Background())
+	return release
+}
+
+// enterSyncCtx is enterSync that gives up when ctx ends, leaving the
+// barrier as if it had never asked.
+func (b *barrier) enterSyncCtx(ctx context.Context) (release func(), err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.syncsWaiting++
 	b.changed.Broadcast()
 	for b.syncing || b.held > 0 {
-		b.wait(context.Background())
+		if !b.wait(ctx) {
+			b.syncsWaiting--
+			b.changed.Broadcast()
+			return nil, context.Cause(ctx)
+		}
 	}
 	b.syncsWaiting--
 	b.syncing = true
 	b.changed.Broadcast()
 	for b.events > 0 {
-		b.wait(context.Background())
+		if !b.wait(ctx) {
+			b.syncing = false
+			b.changed.Broadcast()
+			return nil, context.Cause(ctx)
+		}
 	}
-	return b.leaveSync
+	return b.leaveSync, nil
 }
 
 func (b *barrier) leaveSync() {

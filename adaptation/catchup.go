@@ -8,17 +8,20 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// catchUp records what p learned from its snapshot and then tells it, by a
-// RunPodSandbox, of every pod whose fan-out finished before p joined but
-// that the snapshot missed or listed as still being created. It runs under
-// the event barrier, before p joins, so it comes before any other event for
-// those pods.
-func (a *Adaptation) catchUp(ctx context.Context, p *plugin, pods []*api.PodSandbox, ctrs []*api.Container) error {
-	for _, pod := range a.lifecycle.synced(p, pods, ctrs) {
+// catchUp records what p learned from its snapshot and then tells it what
+// the snapshot missed: by a RunPodSandbox, every pod whose fan-out finished
+// before p joined but that the snapshot left out or listed as still being
+// created; then, in the order they happened, the stops relayed since the
+// runtime's SyncFn was called (the clock since) of what p now knows as
+// running. It runs under the event barrier, before p joins, so it comes
+// before any other event for those pods and containers.
+func (a *Adaptation) catchUp(ctx context.Context, p *plugin, pods []*api.PodSandbox, ctrs []*api.Container, since uint64) error {
+	for _, c := range a.lifecycle.synced(p, pods, ctrs, since) {
+		if !p.subscribed(c.ev) {
+			continue
+		}
 		err := p.invoke(ctx, a.opts.request, func(ctx context.Context) error {
-			req := newOutgoing(&api.RunPodSandboxRequest{Pod: pod}, false)
-			_, err := callPlugin(ctx, a, p, api.Event_RUN_POD_SANDBOX, req, api.PluginService.RunPodSandbox)
-			return err
+			return c.send(ctx, a, p)
 		})
 		if err != nil {
 			return err
@@ -27,16 +30,38 @@ func (a *Adaptation) catchUp(ctx context.Context, p *plugin, pods []*api.PodSand
 	return nil
 }
 
+// missedEvent is one event a joining plugin is told after its snapshot.
+type missedEvent struct {
+	ev  api.Event
+	pod *api.PodSandbox
+	ctr *api.Container
+}
+
+func (m missedEvent) send(ctx context.Context, a *Adaptation, p *plugin) error {
+	var err error
+	switch m.ev {
+	case api.Event_RUN_POD_SANDBOX:
+		req := newOutgoing(&api.RunPodSandboxRequest{Pod: m.pod}, false)
+		_, err = callPlugin(ctx, a, p, m.ev, req, api.PluginService.RunPodSandbox)
+	case api.Event_STOP_POD_SANDBOX:
+		req := newOutgoing(&api.StopPodSandboxRequest{Pod: m.pod}, false)
+		_, err = callPlugin(ctx, a, p, m.ev, req, api.PluginService.StopPodSandbox)
+	case api.Event_STOP_CONTAINER:
+		req := newOutgoing(&api.StopContainerRequest{Pod: m.pod, Container: m.ctr}, false)
+		_, err = callPlugin(ctx, a, p, m.ev, req, api.PluginService.StopContainer)
+	}
+	return err
+}
+
 // missingContainers lists the containers whose creation fan-out finished
-// but that the runtime's snapshot leaves out, in creation order: a joining
-// plugin learns of them in its snapshot, as of every other live container.
+// but that listed leaves out, in creation order: a joining plugin learns of
+// them in its snapshot, as of every other live container. Called with mu
+// held.
 func (l *lifecycle) missingContainers(listed []*api.Container) []*api.Container {
 	seen := make(map[string]bool, len(listed))
 	for _, c := range listed {
 		seen[c.GetId()] = true
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var missed []*record
 	for id, r := range l.ctrs {
 		if r.ran && r.ctr != nil && !seen[id] {
@@ -56,9 +81,10 @@ func inCreationOrder[T any](records []*record, pick func(*record) T) []T {
 	return out
 }
 
-// synced marks what p's snapshot announced, and returns the pods it still
-// has to be told of, in creation order.
-func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Container) []*api.PodSandbox {
+// synced marks what p's snapshot announced, and returns what p still has to
+// be told: the pods it missed, in creation order, then the stops since the
+// clock since, in the order they happened.
+func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Container, since uint64) []missedEvent {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, pod := range pods {
@@ -80,9 +106,10 @@ func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Contai
 			continue
 		}
 		r.plugins[p] |= seenCreated
-		if p.subscribed(api.Event_RUN_POD_SANDBOX) {
-			missed = append(missed, r)
-		}
+		missed = append(missed, r)
 	}
-	return inCreationOrder(missed, func(r *record) *api.PodSandbox { return r.pod })
+	events := inCreationOrder(missed, func(r *record) missedEvent {
+		return missedEvent{ev: api.Event_RUN_POD_SANDBOX, pod: r.pod}
+	})
+	return append(events, l.stopsSince(p, since)...)
 }

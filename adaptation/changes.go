@@ -32,6 +32,10 @@ type PluginChange struct {
 	// external connection that failed before registering.
 	Plugin string `json:"plugin"`
 	Kind   string `json:"kind"`
+	// Revision is the protocol revision the plugin registered on
+	// (RevisionV1alpha1, RevisionV1beta1); empty for builtin plugins and
+	// for plugins that failed before registering.
+	Revision string `json:"revision,omitempty"`
 	// Phase is what the plugin was doing when it failed or left: "start",
 	// "register", "configure", "synchronize", an event's name; empty when
 	// it left while idle (connection lost, replaced, Stop) or was skipped.
@@ -61,7 +65,7 @@ func (f *changeFeed) send(c PluginChange) {
 }
 
 func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {
-	return PluginChange{Change: kind, Plugin: p.id, Kind: p.kind.String(), Phase: phase, Reason: reason, PID: p.conn.pid()}
+	return PluginChange{Change: kind, Plugin: p.id, Kind: p.kind.String(), Revision: p.revisionName(), Phase: phase, Reason: reason, PID: p.conn.pid()}
 }
 
 // reportJoined reports that p has joined. It is called right after p entered

@@ -59,3 +59,19 @@ func callerDeadlineFirst(ctx context.Context, timeout time.Duration) bool {
 	d, ok := ctx.Deadline()
 	return ok && !d.After(time.Now().Add(timeout))
 }
+
+type ownDeadlineKey struct{}
+
+// withOwnDeadline records when the call's own timeout ends. An in-process
+// plugin that must not be cut short by the caller's cancellation runs to
+// this deadline instead: stopping a WASM guest mid-call kills it, and the
+// caller's impatience must not cost the plugin its life.
+func withOwnDeadline(ctx context.Context, d time.Time) context.Context {
+	return context.WithValue(ctx, ownDeadlineKey{}, d)
+}
+
+// ownDeadlineOf is the deadline withOwnDeadline recorded in ctx.
+func ownDeadlineOf(ctx context.Context) (time.Time, bool) {
+	d, ok := ctx.Value(ownDeadlineKey{}).(time.Time)
+	return d, ok
+}

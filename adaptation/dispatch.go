@@ -97,7 +97,9 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 		return fmt.Errorf("nrikit: %s canceled by the caller: %w", ev.Name(), cause)
 	}
 	fails := pol.class == classValidation || pol.class == classSetup && (f == failError || f == failRejected || p.policy.FailRequest)
-	keep := f == failError || f == failRejected || f == failTimeout && p.policy.KeepConnected
+	// A plugin whose instance a timeout ended (a WASM guest stopped at its
+	// deadline) cannot be kept, whatever its policy.
+	keep := f == failError || f == failRejected || f == failTimeout && p.policy.KeepConnected && !connectionLost(p.conn)
 	log.Warn(policyMessage(failureText(f, err), f, keep, fails, p.policy.KeepConnected))
 	if !keep {
 		a.drop(p, ev.Name(), f)

@@ -67,6 +67,8 @@ type PluginError struct {
 	Plugin string // "<idx>-<name>"
 	Op     string // event name ("CreateContainer") or phase ("register", "configure", "synchronize")
 	Err    error
+
+	revision string // the protocol revision the plugin registered on, if it did
 }
 
 func (e *PluginError) Error() string {
@@ -113,10 +115,18 @@ func classify(callerCtx context.Context, p *plugin, err error) failure {
 
 func isConnectionError(err error) bool {
 	return errors.Is(err, ttrpc.ErrClosed) || errors.Is(err, ttrpc.ErrServerClosed) ||
-		errors.Is(err, ErrPluginClosed) || errors.Is(err, io.EOF) ||
+		errors.Is(err, ErrPluginClosed) || errors.As(err, new(*lostError)) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
 		status.Code(err) == codes.Unavailable
 }
+
+// lostError marks a failure that ended an in-process plugin's instance (a
+// WASM guest that trapped, exited or was stopped at its deadline): like a
+// lost connection, the plugin cannot answer any more.
+type lostError struct{ err error }
+
+func (e *lostError) Error() string { return e.err.Error() }
+func (e *lostError) Unwrap() error { return e.err }
 
 func isUnimplemented(err error) bool {
 	return status.Code(err) == codes.Unimplemented

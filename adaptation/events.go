@@ -49,7 +49,9 @@ func (a *Adaptation) PostUpdatePodSandbox(ctx context.Context, req *api.PostUpda
 func (a *Adaptation) StopPodSandbox(ctx context.Context, req *api.StopPodSandboxRequest) error {
 	defer a.eventBarrier()()
 	a.stopContainers(ctx, req.GetPod())
-	return relay(ctx, a, api.Event_STOP_POD_SANDBOX, req, api.PluginService.StopPodSandbox, nil)
+	err := relay(ctx, a, api.Event_STOP_POD_SANDBOX, req, api.PluginService.StopPodSandbox, nil)
+	a.lifecycle.podStopped(req.GetPod())
+	return err
 }
 
 // RemovePodSandbox relays a pod's removal, after the stop and removal of its
@@ -161,6 +163,7 @@ func (a *Adaptation) StopContainer(ctx context.Context, req *api.StopContainerRe
 		return nil
 	}
 	err := relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, collect)
+	a.lifecycle.containerStopped(req.GetContainer())
 	a.logDiscarded(api.Event_STOP_CONTAINER, result.Discarded())
 	return result.Response(), err
 }

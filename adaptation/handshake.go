@@ -15,7 +15,8 @@ import (
 // their file name.
 func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.Candidate, proc *launch.Process) error {
 	rs := newRuntimeService(a, cand == nil)
-	conn, err := dialSocketConn(trunk, proc, rs, &a.opts)
+	rs.rev.stopping = ctx.Done()
+	conn, err := dialSocketConn(trunk, proc, rs, &a.opts, candidateID(cand))
 	if err != nil {
 		_ = trunk.Close()
 		if proc != nil {
@@ -23,7 +24,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		}
 		return &PluginError{Plugin: candidateID(cand), Op: "register", Err: err}
 	}
-	reg, err := rs.await(ctx, a.opts.registration, conn.lost())
+	reg, err := rs.await(ctx, a.opts.registration, conn.lost(), conn.unanswered)
 	if err != nil {
 		err = withExitStatus(err, conn)
 		conn.close()
@@ -33,9 +34,14 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	if cand != nil {
 		kind, idx, name, config = kindPreinstalled, cand.Index, cand.Name, cand.Config
 	}
-	p := newPlugin(idx, name, kind, conn.service(), conn, a.log)
+	rev := rs.rev.revision()
+	p := newPlugin(idx, name, kind, conn.service(rev), conn, a.log)
+	p.speak(rev)
 	p.config = config
-	rs.plugin.Store(p)
+	conn.registered(p.log)
+	if err := rs.attach(p); err != nil {
+		return a.abandon(p, "register", err)
+	}
 	p.log.WithField("nri_version", versionOrUnknown(reg.GetNRIVersion())).Debug("nrikit: plugin registered")
 	return a.handshake(ctx, p)
 }
@@ -49,6 +55,7 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	if err := a.synchronizeAndJoin(ctx, p); err != nil {
 		return a.abandon(p, "synchronize", err)
 	}
+	a.leaveIfViolated(p)
 	a.watch(ctx, p)
 	p.log.WithField("kind", p.kind.String()).WithField("events", p.events.String()).Info("nrikit: plugin connected")
 	return nil
@@ -63,7 +70,7 @@ func (a *Adaptation) abandon(p *plugin, phase string, err error) error {
 	}
 	p.close()
 	a.forget(p) // what its catch-up may have recorded
-	return &PluginError{Plugin: p.id, Op: phase, Err: err}
+	return &PluginError{Plugin: p.id, Op: phase, Err: p.explainAbandon(err), revision: p.revisionName()}
 }
 
 func connectionLost(t transport) bool {
@@ -97,7 +104,7 @@ func (a *Adaptation) configure(ctx context.Context, p *plugin) error {
 		return err
 	}
 	p.events = events
-	p.policy = failurePolicyFrom(rsp.GetFailurePolicy(), a.opts.failurePolicy)
+	p.policy = failurePolicyFrom(p.rev.declaredPolicy(rsp), a.opts.failurePolicy)
 	return nil
 }
 

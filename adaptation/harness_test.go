@@ -275,14 +275,26 @@ type store struct {
 	mu       sync.Mutex
 	listPods func() []*api.PodSandbox                       // overrides pods when set
 	syncWith func(context.Context, adaptation.SyncCB) error // replaces sync when set
+	// afterCallback, when set, runs once the sync callback returned, while
+	// the plugin has not joined yet.
+	afterCallback func()
+	// runtime, when set, replaces this store as SyncFn and UpdateFn.
+	runtime interface {
+		sync(context.Context, adaptation.SyncCB) error
+		update(context.Context, []*api.ContainerUpdate) ([]*api.ContainerUpdate, error)
+	}
 	pods     []*api.PodSandbox
 	ctrs     []*api.Container
 	updates  [][]*api.ContainerUpdate
+	onUpdate adaptation.UpdateFn // replaces update when set before Start
 }
 
 func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
+	if s.runtime != nil {
+		return s.runtime.sync(ctx, cb)
+	}
 	s.mu.Lock()
-	pods, ctrs, list, syncWith := s.pods, s.ctrs, s.listPods, s.syncWith
+	pods, ctrs, list, syncWith, after := s.pods, s.ctrs, s.listPods, s.syncWith, s.afterCallback
 	s.mu.Unlock()
 	if syncWith != nil {
 		return syncWith(ctx, cb)
@@ -291,10 +303,19 @@ func (s *store) sync(ctx context.Context, cb adaptation.SyncCB) error {
 		pods = list()
 	}
 	_, err := cb(ctx, pods, ctrs)
+	if after != nil {
+		after()
+	}
 	return err
 }
 
-func (s *store) update(_ context.Context, u []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
+func (s *store) update(ctx context.Context, u []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
+	if s.runtime != nil {
+		return s.runtime.update(ctx, u)
+	}
+	if s.onUpdate != nil {
+		return s.onUpdate(ctx, u)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.updates = append(s.updates, u)

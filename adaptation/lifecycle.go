@@ -31,13 +31,16 @@ const (
 )
 
 type record struct {
+	id      string
 	pod     *api.PodSandbox // pods: the request that created it, for catch-up
 	ctr     *api.Container  // containers: as created, for catch-up
 	podID   string          // containers: their pod
 	seq     uint64          // creation order, for deterministic catch-up
 	ran     bool            // its RunPodSandbox or CreateContainer fan-out completed
 	assumed bool            // not created through us: plugins learned it in their snapshot
-	plugins map[*plugin]seen
+	// stoppedAt is the lifecycle clock when its first stop's fan-out ended.
+	stoppedAt uint64
+	plugins   map[*plugin]seen
 }
 
 func (r *record) state(p *plugin) seen {
@@ -133,7 +136,7 @@ func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool)
 	r := m[id]
 	if r == nil {
 		l.seq++
-		r = &record{podID: podID, seq: l.seq, assumed: assumed, plugins: map[*plugin]seen{}}
+		r = &record{id: id, podID: podID, seq: l.seq, assumed: assumed, plugins: map[*plugin]seen{}}
 		m[id] = r
 		if podID != "" {
 			l.indexContainer(podID, id)

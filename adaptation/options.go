@@ -47,6 +47,7 @@ type options struct {
 	serverOpts       []ttrpc.ServerOpt
 	nriVersion       string
 	defaultValidator *validator.DefaultValidator // nil: off
+	wasm             wasmOptions
 }
 
 func defaultOptions() options {
@@ -60,6 +61,7 @@ func defaultOptions() options {
 		logger:           logrus.NewEntry(logrus.StandardLogger()),
 		metrics:          noopMetrics{},
 		nriVersion:       Version,
+		wasm:             wasmOptions{memoryLimit: DefaultWASMMemoryLimit},
 	}
 }
 

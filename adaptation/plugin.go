@@ -19,6 +19,7 @@ const (
 	kindExternal     pluginKind = iota // connected to the socket
 	kindPreinstalled                   // launched from the plugin path
 	kindBuiltin                        // in-process, added by option
+	kindWASM                           // a WebAssembly module from the plugin path, in-process
 )
 
 // Plugin kinds as PluginInfo.Kind reports them.
@@ -26,10 +27,11 @@ const (
 	KindExternal     = "external"
 	KindPreinstalled = "pre-installed"
 	KindBuiltin      = "builtin"
+	KindWASM         = "wasm"
 )
 
 func (k pluginKind) String() string {
-	return [...]string{KindExternal, KindPreinstalled, KindBuiltin}[k]
+	return [...]string{KindExternal, KindPreinstalled, KindBuiltin, KindWASM}[k]
 }
 
 // transport is the connection behind a plugin.
@@ -69,6 +71,8 @@ type plugin struct {
 	closed       chan struct{}
 	closeOnce    sync.Once
 	compat       compatState
+	rev          *revision             // the protocol revision it speaks
+	violation    atomic.Pointer[error] // the protocol error that dropped it
 	log          *logrus.Entry
 }
 
@@ -84,6 +88,7 @@ func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn tr
 		busy:         make(chan struct{}, 1),
 		joinReported: make(chan struct{}),
 		closed:       make(chan struct{}),
+		rev:          revV1alpha1,
 		log:          log.WithField("plugin", id),
 	}
 }
@@ -138,6 +143,7 @@ func (p *plugin) isClosed() bool {
 // against it, so a plugin cannot stretch an event beyond its deadline.
 func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(context.Context) error) error {
 	callerFirst := callerDeadlineFirst(ctx, timeout)
+	ctx = withOwnDeadline(ctx, time.Now().Add(timeout))
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrPluginTimeout)
 	defer cancel()
 	select {
@@ -148,7 +154,7 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 		return fmt.Errorf("waiting for an earlier request: %w", context.Cause(ctx))
 	}
 	defer func() { <-p.busy }()
-	if p.isClosed() {
+	if p.isClosed() || p.violation.Load() != nil {
 		return ErrPluginClosed
 	}
 	err := fn(ctx)

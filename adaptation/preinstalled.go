@@ -11,8 +11,9 @@ import (
 	"github.com/nrikit/nrikit/internal/launch"
 )
 
-// startPreinstalled launches the plugins of the plugin path concurrently and
-// waits until each has joined or been dropped. A bad file name or a plugin
+// startPreinstalled launches the plugins of the plugin path concurrently,
+// loads its WASM modules in-process, and waits until each has joined or been
+// dropped. A bad file name or a plugin
 // that fails to start is skipped with a warning.
 func (a *Adaptation) startPreinstalled(ctx context.Context) {
 	if a.opts.pluginPath == "" {
@@ -31,11 +32,23 @@ func (a *Adaptation) startPreinstalled(ctx context.Context) {
 		a.changes.send(PluginChange{Change: PluginSkipped, Plugin: filepath.Base(s.Path), Kind: KindPreinstalled, Reason: s.Reason})
 	}
 	var wg sync.WaitGroup
+	var modules []launch.Candidate
 	for _, c := range found {
+		if c.WASM {
+			modules = append(modules, c)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			a.launch(ctx, c)
+		}()
+	}
+	if len(modules) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.loadWASM(ctx, modules)
 		}()
 	}
 	wg.Wait()

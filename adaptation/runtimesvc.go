@@ -19,6 +19,8 @@ type runtimeService struct {
 	result   chan registration
 	once     sync.Once
 	plugin   atomic.Pointer[plugin]
+	rev      connRevision  // the revision it speaks (revision.go)
+	updating chan struct{} // the plugin's updates handed to UpdateFn
 }
 
 type registration struct {
@@ -27,7 +29,8 @@ type registration struct {
 }
 
 func newRuntimeService(a *Adaptation, external bool) *runtimeService {
-	return &runtimeService{a: a, external: external, result: make(chan registration, 1)}
+	return &runtimeService{a: a, external: external, result: make(chan registration, 1),
+		updating: make(chan struct{}, MaxPluginUpdatesInFlight)}
 }
 
 // RegisterPlugin accepts the first registration on the connection.
@@ -72,9 +75,17 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	if len(unnamed) > 0 {
 		p.log.WithField("count", len(unnamed)).Debug("nrikit: unsolicited updates that name no container reported failed")
 	}
+	if err := checkUnsolicited(p, updates); err != nil {
+		return nil, err
+	}
 	if s.a.updateFn == nil {
 		return &api.UpdateContainersResponse{Failed: append(updates, unnamed...)}, nil
 	}
+	release, err := s.handOver(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	failed, err := s.a.updateFn(ctx, updates)
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")
@@ -83,16 +94,16 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 }
 
 // await waits for the plugin's registration, at most timeout; lost is the
-// connection's end.
-func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost <-chan struct{}) (*api.RegisterPluginRequest, error) {
+// connection's end, and unanswered counts the plugin's calls not answered.
+func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost <-chan struct{}, unanswered func() (int, <-chan struct{})) (*api.RegisterPluginRequest, error) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
 	case r := <-s.result:
 		if r.err != nil {
-			// Leave the connection up until the plugin has read why it was
-			// refused (it disconnects) or the timeout ends.
-			waitEither(ctx, t.C, lost)
+			// The connection is closed at once, but not before the reply
+			// saying why is on its way.
+			waitAnswered(ctx, t.C, lost, unanswered)
 			return nil, fmt.Errorf("%w: %w", errRegistration, r.err)
 		}
 		return r.req, nil
@@ -105,10 +116,22 @@ func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost 
 	}
 }
 
-func waitEither(ctx context.Context, a <-chan time.Time, b <-chan struct{}) {
-	select {
-	case <-a:
-	case <-b:
-	case <-ctx.Done():
+// waitAnswered waits until every call the plugin made has been answered,
+// the connection is lost, timer fires or ctx ends.
+func waitAnswered(ctx context.Context, timer <-chan time.Time, lost <-chan struct{}, unanswered func() (int, <-chan struct{})) {
+	for {
+		n, changed := unanswered()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timer:
+			return
+		case <-lost:
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }

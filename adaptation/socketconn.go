@@ -8,36 +8,43 @@ import (
 
 	"github.com/containerd/log"
 	"github.com/containerd/ttrpc"
+	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/guard"
 	"github.com/nrikit/nrikit/internal/launch"
 	"github.com/nrikit/nrikit/internal/mux"
 )
 
 // socketConn is a plugin connection over a multiplexed unix socket: our
 // Runtime service on mux connection 2, a Plugin client on connection 1.
+// Both ttrpc ends sit behind a guard that lets only unary calls through.
 type socketConn struct {
-	trunk  net.Conn
-	mux    *mux.Mux
-	client *ttrpc.Client
-	server *ttrpc.Server
-	proc   *launch.Process // nil for external plugins
-	peer   int             // the peer's pid, read while the socket is open
-	once   sync.Once
-	wg     sync.WaitGroup // the ttrpc server's Serve
+	trunk   net.Conn
+	mux     *mux.Mux
+	client  *ttrpc.Client
+	server  *ttrpc.Server
+	served  *guard.Conn     // connection 2, where the plugin calls us
+	calls   *guard.Conn     // connection 1, where we call the plugin
+	proc    *launch.Process // nil for external plugins
+	peer    int             // the peer's pid, read while the socket is open
+	peerLog *peerLog
+	once    sync.Once
+	wg      sync.WaitGroup // the ttrpc server's Serve
 }
 
 // dialSocketConn sets up both services on trunk. The mux reader starts only
 // once our server is registered, so the plugin's first frame is not dropped.
-func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime api.RuntimeService, o *options) (*socketConn, error) {
+// name is the plugin's ID when known before registration, or unregistered.
+func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeService, o *options, name string) (*socketConn, error) {
 	m := mux.New(trunk, mux.WithReaderBlocked())
 	server, err := ttrpc.NewServer(o.serverOpts...)
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
-	api.RegisterRuntimeService(server, runtime)
-	l, err := m.Listen(mux.RuntimeServiceConn)
+	registerRuntimeServices(server, runtime) // of every revision
+	rc, err := m.Open(mux.RuntimeServiceConn)
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -51,19 +58,33 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime api.RuntimeSer
 	if proc == nil {
 		c.peer = peerPID(trunk)
 	}
-	c.client = ttrpc.NewClient(pc, o.clientOpts...)
+	c.peerLog = newPeerLog(o.logger.WithFields(logrus.Fields{"plugin": name, "pid": c.pid()}))
+	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation})
+	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation})
+	c.client = ttrpc.NewClient(c.calls, o.clientOpts...)
+	l := newConnListener(c.served, m.Done())
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		// ttrpc's server logs through the logger its context carries.
 		logger := o.logger.WithField("pid", c.pid())
-		_ = server.Serve(log.WithLogger(context.Background(), logger), l)
+		_ = server.Serve(log.WithLogger(context.Background(), logger), boundedListener{l})
 	}()
 	m.Unblock()
 	return c, nil
 }
 
-func (c *socketConn) service() api.PluginService { return api.NewPluginClient(c.client) }
+// registered names the plugin in the log lines its connection causes.
+func (c *socketConn) registered(entry *logrus.Entry) {
+	c.peerLog.name(entry.WithField("pid", c.pid()))
+}
+
+// unanswered is the number of the plugin's calls not yet answered in full,
+// and a channel closed when that may have changed.
+func (c *socketConn) unanswered() (int, <-chan struct{}) { return c.served.Unanswered() }
+
+// service is the plugin's Plugin service in the revision it registered on.
+func (c *socketConn) service(r *revision) api.PluginService { return r.client(c.client) }
 
 func (c *socketConn) lost() <-chan struct{} { return c.mux.Done() }
 
@@ -118,4 +139,5 @@ func (c *socketConn) teardown() {
 	_ = c.server.Close()
 	_ = c.mux.Close()
 	c.wg.Wait()
+	c.peerLog.flush()
 }

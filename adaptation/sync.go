@@ -4,47 +4,95 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/nrikit/nrikit/api"
 )
 
-// synchronizeAndJoin sends the runtime's state to p and makes it active, as
-// one step under the event barrier: no fan-out is in flight while the
-// snapshot is taken, and none can fall between it and p's first live event.
+// synchronizeAndJoin sends the runtime's state to p and makes it active.
+// The runtime's SyncFn is called holding no lock of ours, since it may take
+// the lock that the runtime holds while calling the event methods; the
+// event barrier is taken only when SyncFn calls back with its lists, and is
+// held until p has joined, so that no event falls between p's snapshot and
+// its first live event. Events relayed between SyncFn's call and the
+// callback are reconciled with the lists (lifecycle.reconcile) and caught up
+// after the snapshot.
 func (a *Adaptation) synchronizeAndJoin(ctx context.Context, p *plugin) error {
-	defer a.barrier.enterSync()()
-	var (
-		called bool
-		pods   []*api.PodSandbox
-		ctrs   []*api.Container
-	)
-	cb := func(ctx context.Context, ps []*api.PodSandbox, cs []*api.Container) ([]*api.ContainerUpdate, error) {
-		if called {
-			return nil, errors.New("nrikit: sync callback called twice")
-		}
-		cs = append(cs, a.lifecycle.missingContainers(cs)...)
-		called, pods, ctrs = true, ps, cs
-		return a.sendSnapshot(ctx, p, ps, cs)
+	releaseGate, err := a.syncGate.enterSyncCtx(ctx)
+	if err != nil {
+		return fmt.Errorf("nrikit: waiting for the runtime's plugin sync blocks to end: %w", err)
 	}
-	var err error
+	defer releaseGate()
+	s := &syncRun{a: a, p: p, since: a.lifecycle.now()}
+	defer s.releaseBarrier()
 	if a.syncFn == nil {
-		_, err = cb(ctx, nil, nil)
+		_, err = s.callback(ctx, nil, nil)
 	} else {
-		err = a.syncFn(ctx, cb)
+		err = a.syncFn(ctx, s.callback)
 	}
-	if err == nil && !called {
+	if _, _, called := s.result(); err == nil && !called {
 		// The reference lets such a plugin join unsynchronized; an empty
 		// snapshot, as with no SyncFn, keeps the lifecycle contract.
 		p.log.Warn("nrikit: the runtime's sync function did not call its callback: the plugin gets an empty snapshot")
-		_, err = cb(ctx, nil, nil)
+		_, err = s.callback(ctx, nil, nil)
 	}
 	if err != nil {
 		return err
 	}
-	if err := a.catchUp(ctx, p, pods, ctrs); err != nil {
+	pods, ctrs, _ := s.result()
+	if err := a.catchUp(ctx, p, pods, ctrs, s.since); err != nil {
 		return err
 	}
 	return a.join(ctx, p)
+}
+
+// syncRun is one plugin's synchronization: the callback handed to SyncFn and
+// what it saw.
+type syncRun struct {
+	a     *Adaptation
+	p     *plugin
+	since uint64 // the lifecycle clock when SyncFn was called
+
+	mu      sync.Mutex
+	called  bool
+	over    bool // synchronizeAndJoin returned: a late callback must not take the barrier
+	pods    []*api.PodSandbox
+	ctrs    []*api.Container
+	release func() // the event barrier, once taken
+}
+
+// callback is the SyncCB: it takes the event barrier (the runtime may hold
+// its own lock by now, which its event callers take before ours), then
+// sends the reconciled snapshot.
+func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.called:
+		return nil, errors.New("nrikit: sync callback called twice")
+	case s.over:
+		return nil, errors.New("nrikit: sync callback called after the runtime's sync function returned")
+	}
+	s.called = true
+	s.release = s.a.barrier.enterSync()
+	s.pods, s.ctrs = s.a.lifecycle.reconcile(pods, ctrs)
+	return s.a.sendSnapshot(ctx, s.p, s.pods, s.ctrs)
+}
+
+func (s *syncRun) result() ([]*api.PodSandbox, []*api.Container, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pods, s.ctrs, s.called
+}
+
+func (s *syncRun) releaseBarrier() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.over = true
+	if s.release != nil {
+		s.release()
+		s.release = nil
+	}
 }
 
 // join makes p active; an older instance with the same identity is shut

@@ -164,14 +164,13 @@ func TestSetupEventsGiveUpDuringSync(t *testing.T) {
 
 	syncing, release := make(chan struct{}), make(chan struct{})
 	e.store.mu.Lock()
-	e.store.listPods = func() []*api.PodSandbox {
+	e.store.afterCallback = func() {
 		close(syncing)
 		<-release
-		return nil
 	}
 	e.store.mu.Unlock()
 	e.external("30", "joining", testplugin.Config{})
-	<-syncing // the runtime's SyncFn runs: events wait
+	<-syncing // the plugin synchronized but has not joined: events wait
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

@@ -38,6 +38,7 @@ func (a *Adaptation) stopContainer(ctx context.Context, pod *api.PodSandbox, ctr
 		return
 	}
 	_ = relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
+	a.lifecycle.containerStopped(ctr)
 }
 
 func (a *Adaptation) stopPod(ctx context.Context, pod *api.PodSandbox) {

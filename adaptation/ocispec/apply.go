@@ -7,6 +7,7 @@ import (
 	rspec "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/limits"
 )
 
 // errNilSpec is not an ErrInvalidAdjustment: the caller, not a plugin, is wrong.
@@ -131,6 +132,7 @@ type plan struct {
 func planAdjustment(adj *api.ContainerAdjustment) (*plan, error) {
 	p := &plan{}
 	steps := []func() error{
+		func() error { return outOfRange(limits.Adjustment(adj)) },
 		func() (err error) { _, err = planAnnotations(adj.Annotations); return err },
 		func() (err error) { p.mounts, err = planMounts(adj.Mounts); return err },
 		func() (err error) { p.env, err = planEnv(adj.Env); return err },

@@ -17,3 +17,12 @@ func invalid(format string, args ...any) error {
 func within(what, key string, err error) error {
 	return fmt.Errorf("%s %q: %w", what, key, err)
 }
+
+// outOfRange marks a value the OCI spec or the kernel cannot take (a
+// *limits.FieldError naming the field) as an invalid adjustment.
+func outOfRange(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrInvalidAdjustment, err)
+}

@@ -245,7 +245,7 @@ func TestProcessSettings(t *testing.T) {
 	}, {
 		name: "oom score adj out of range",
 		adj:  linuxAdj(&api.LinuxContainerAdjustment{OomScoreAdj: &api.OptionalInt{Value: 1001}}),
-		err:  "oom_score_adj 1001",
+		err:  "oom_score_adj: 1001",
 	}, {
 		name: "io priority",
 		adj:  linuxAdj(&api.LinuxContainerAdjustment{IoPriority: &api.LinuxIOPriority{Class: api.IOPrioClass_IOPRIO_CLASS_BE, Priority: 4}}),
@@ -266,7 +266,7 @@ func TestProcessSettings(t *testing.T) {
 	}, {
 		name: "io priority out of range",
 		adj:  linuxAdj(&api.LinuxContainerAdjustment{IoPriority: &api.LinuxIOPriority{Class: api.IOPrioClass_IOPRIO_CLASS_RT, Priority: 8}}),
-		err:  "I/O priority 8",
+		err:  "io_priority.priority: 8",
 	}, {
 		name: "scheduler",
 		adj: linuxAdj(&api.LinuxContainerAdjustment{Scheduler: &api.LinuxScheduler{
@@ -299,7 +299,7 @@ func TestProcessSettings(t *testing.T) {
 	}, {
 		name: "scheduler nice out of range",
 		adj:  linuxAdj(&api.LinuxContainerAdjustment{Scheduler: &api.LinuxScheduler{Policy: api.LinuxSchedulerPolicy_SCHED_OTHER, Nice: 20}}),
-		err:  "nice value 20",
+		err:  "scheduler.nice: 20",
 	}, {
 		name:  "nil process gets created",
 		start: emptySpec,

@@ -4,6 +4,7 @@ import (
 	rspec "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/limits"
 )
 
 // resourcesPlan is checked resources: the spec values to set (nil fields
@@ -33,8 +34,8 @@ func planResources(r *api.LinuxResources) (*resourcesPlan, error) {
 
 // checkResources rejects what no cgroup driver accepts.
 func checkResources(r *api.LinuxResources) error {
-	if s := r.GetMemory().GetSwappiness(); s != nil && s.Value > 100 {
-		return invalid("memory swappiness %d above 100", s.Value)
+	if err := outOfRange(limits.Resources(r)); err != nil {
+		return err
 	}
 	for _, h := range r.HugepageLimits {
 		if h.GetPageSize() == "" {

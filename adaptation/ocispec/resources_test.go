@@ -94,15 +94,15 @@ func TestResources(t *testing.T) {
 	}, {
 		name: "swappiness above 100",
 		adj:  resAdj(&api.LinuxResources{Memory: &api.LinuxMemory{Swappiness: &api.OptionalUInt64{Value: 101}}}),
-		err:  "swappiness 101",
+		err:  "memory.swappiness: 101",
 	}, {
 		name: "hugepage without page size",
 		adj:  resAdj(&api.LinuxResources{HugepageLimits: []*api.HugepageLimit{{Limit: 1}}}),
-		err:  "without page size",
+		err:  "hugepage_limits: page size \"\"",
 	}, {
 		name: "unified without name",
 		adj:  resAdj(&api.LinuxResources{Unified: map[string]string{"": "1"}}),
-		err:  "without name",
+		err:  "unified[\"\"]",
 	}, {
 		name: "device rule type",
 		adj:  resAdj(&api.LinuxResources{Devices: []*api.LinuxDeviceCgroup{{Type: "p"}}}),

@@ -14,13 +14,17 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/nrikit/nrikit/internal/interoptest"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
 
 func TestMain(m *testing.M) {
 	// The sample and test plugins are this test binary, re-executed.
 	testplugin.MaybeRunChild()
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		interoptest.Cleanup() // the WASM plugin built for TestPluginPathWASM
+		os.Exit(code)
+	}))
 }
 
 // testLimit bounds every run and wait of a test; only reached when broken.

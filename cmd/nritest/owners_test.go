@@ -52,7 +52,7 @@ func TestOwners(t *testing.T) {
 	if got := changeBlocks(text.String()); len(got) != 2 || got[0] != attributed || got[1] != attributed {
 		t.Errorf("change blocks %q, want twice %q", got, attributed)
 	}
-	if !regexp.MustCompile(`\n99-nritest-owners +builtin +- +ValidateContainerAdjustment +no +` + regexp.QuoteMeta(ownersAbout) + `\n`).MatchString(text.String()) {
+	if !regexp.MustCompile(`\n99-nritest-owners +builtin +- +- +ValidateContainerAdjustment +no +` + regexp.QuoteMeta(ownersAbout) + `\n`).MatchString(text.String()) {
 		t.Errorf("nritest's own plugin is not listed as such:\n%s", text.String())
 	}
 

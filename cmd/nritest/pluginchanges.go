@@ -13,10 +13,12 @@ import (
 type PluginChangeReport struct {
 	Plugin string `json:"plugin"`
 	Kind   string `json:"kind"`
-	Change string `json:"change"`          // failed, skipped, joined, left
-	Phase  string `json:"phase,omitempty"` // what it was doing: register, configure, an event...
-	Reason string `json:"reason,omitempty"`
-	PID    int    `json:"pid,omitempty"`
+	// Revision is the protocol revision it registered on, if it got so far.
+	Revision string `json:"revision,omitempty"`
+	Change   string `json:"change"`          // failed, skipped, joined, left
+	Phase    string `json:"phase,omitempty"` // what it was doing: register, configure, an event...
+	Reason   string `json:"reason,omitempty"`
+	PID      int    `json:"pid,omitempty"`
 }
 
 // pluginChanges keeps what nrikit reports through WithPluginChanges, less
@@ -36,7 +38,7 @@ func (c *pluginChanges) add(ch adaptation.PluginChange) {
 		return
 	}
 	c.list = append(c.list, PluginChangeReport{
-		Plugin: ch.Plugin, Kind: ch.Kind, Change: string(ch.Change), Phase: ch.Phase, Reason: ch.Reason, PID: ch.PID,
+		Plugin: ch.Plugin, Kind: ch.Kind, Revision: ch.Revision, Change: string(ch.Change), Phase: ch.Phase, Reason: ch.Reason, PID: ch.PID,
 	})
 }
 
@@ -92,13 +94,21 @@ func (r *Report) textPluginChanges(w io.Writer) {
 		fmt.Fprint(w, "(none)\n\n")
 		return
 	}
-	fmt.Fprintln(w, "PLUGIN\tKIND\tPID\tCHANGE\tDURING\tREASON")
+	fmt.Fprintln(w, "PLUGIN\tKIND\tREVISION\tPID\tCHANGE\tDURING\tREASON")
 	for _, c := range r.PluginChanges {
 		pid := "-"
 		if c.PID != 0 {
 			pid = fmt.Sprint(c.PID)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Plugin, c.Kind, pid, c.Change, c.Phase, c.Reason)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Plugin, c.Kind, orDash(c.Revision), pid, c.Change, c.Phase, c.Reason)
 	}
 	fmt.Fprintln(w)
+}
+
+// orDash is s, or "-" for an empty table cell.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -63,6 +63,7 @@ type EventReport struct {
 type PluginReport struct {
 	Plugin      string `json:"plugin"`
 	Kind        string `json:"kind"`
+	Revision    string `json:"revision,omitempty"` // protocol revision: v1alpha1, v1beta1; none for builtins
 	PID         int    `json:"pid,omitempty"`
 	Events      string `json:"events"` // "all", or "CreateContainer,StopContainer"
 	StateChange bool   `json:"state_change"`
@@ -85,7 +86,7 @@ func pluginReports(infos []adaptation.PluginInfo, about map[string]string) []Plu
 	out := make([]PluginReport, 0, len(infos))
 	for _, p := range infos {
 		out = append(out, PluginReport{
-			Plugin: p.Plugin, Kind: p.Kind, PID: p.PID, Events: eventList(p.Events), StateChange: p.StateChange,
+			Plugin: p.Plugin, Kind: p.Kind, Revision: p.Revision, PID: p.PID, Events: eventList(p.Events), StateChange: p.StateChange,
 			Own: p.Plugin == ownersID && p.Kind == adaptation.KindBuiltin, About: about[p.Plugin],
 		})
 	}
@@ -346,7 +347,7 @@ func (r *Report) textPlugins(w io.Writer) {
 		return
 	}
 	about := slices.ContainsFunc(r.Active, func(p PluginReport) bool { return p.About != "" })
-	fmt.Fprint(w, "PLUGIN\tKIND\tPID\tEVENTS\tSTATECHANGE")
+	fmt.Fprint(w, "PLUGIN\tKIND\tREVISION\tPID\tEVENTS\tSTATECHANGE")
 	if about {
 		fmt.Fprint(w, "\tABOUT")
 	}
@@ -361,14 +362,14 @@ func (r *Report) textPlugins(w io.Writer) {
 			pid = strconv.Itoa(p.PID)
 		}
 		events := chunk(strings.Split(p.Events, ","), 3)
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s", p.Plugin, p.Kind, pid, events[0], sc)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", p.Plugin, p.Kind, orDash(p.Revision), pid, events[0], sc)
 		if about {
 			fmt.Fprintf(w, "\t%s", p.About)
 		}
 		fmt.Fprintln(w)
 		for _, l := range events[1:] {
 			// As many cells as a row, to keep the columns aligned.
-			fmt.Fprintf(w, "\t\t\t%s\t", l)
+			fmt.Fprintf(w, "\t\t\t\t%s\t", l)
 			if about {
 				fmt.Fprint(w, "\t")
 			}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -110,6 +112,11 @@ func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own
 	}
 	if own != nil {
 		opts = append(opts, adaptation.WithBuiltinPlugins(own.builtin()))
+	}
+	// A tool run again and again on the same WASM plugins should not compile
+	// them every time.
+	if dir, err := os.UserCacheDir(); err == nil {
+		opts = append(opts, adaptation.WithWASMCompilationCacheDir(filepath.Join(dir, "nritest", "wasm-code")))
 	}
 	if cfg.socket == "" {
 		return append(opts, adaptation.WithDisabledExternalConnections())

@@ -1,5 +1,6 @@
 // Package interoptest builds the programs under testdata/interop for tests:
-// the plugins on the reference stub (modern, legacy), and the checks that
+// the plugins on the reference stub (modern, legacy), the WASM plugins on the
+// reference's WASM guest API (wasm, wasm-legacy), and the checks that
 // compare nrikit with the reference: linking side by side (sidebyside), the
 // spec generator (specgen) and the api conversions (convert). Each of those
 // directories is a Go module of its own that requires the reference module
@@ -62,7 +63,11 @@ var checkPrograms = map[string]bool{"sidebyside": true, "specgen": true, "conver
 // Binary returns the path of a binary built from testdata/interop/<module>
 // (e.g. "modern", "legacy", "sidebyside"), building it on the first call for
 // that module in this process. The binary is <dir>/<module>-plugin, except
-// for the checks (sidebyside, specgen, convert), which are not plugins: <dir>/<module>. It fails the test
+// for the checks (sidebyside, specgen, convert), which are not plugins:
+// <dir>/<module>, and for the modules named wasm*, which are built as
+// WebAssembly reactor modules (GOOS=wasip1 GOARCH=wasm -buildmode=c-shared):
+// <dir>/<module>.wasm, without an execute bit (copy it into a plugin
+// directory as NN-name, mode 0755, to make it a plugin). It fails the test
 // with go build's output if the module cannot be built, typically because
 // the reference module could not be fetched.
 func Binary(t testing.TB, module string) string {
@@ -117,15 +122,22 @@ func buildModule(module string) (string, time.Duration, error) {
 		return "", 0, err
 	}
 	path := filepath.Join(out, module+"-plugin")
-	if checkPrograms[module] {
+	args := []string{"build", "-buildvcs=false"}
+	env := BuildEnv()
+	switch {
+	case checkPrograms[module]:
 		path = filepath.Join(out, module)
+	case IsWASM(module):
+		path = filepath.Join(out, module+".wasm")
+		args = append(args, "-buildmode=c-shared")
+		env = append(Without(env, "GOOS", "GOARCH", "CGO_ENABLED"), "GOOS=wasip1", "GOARCH=wasm")
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool, "build", "-buildvcs=false", "-o", path, ".")
+	cmd := exec.CommandContext(ctx, goTool, append(args, "-o", path, ".")...)
 	cmd.Dir = dir
-	cmd.Env = BuildEnv()
+	cmd.Env = env
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	start := time.Now()
@@ -145,11 +157,14 @@ func buildModule(module string) (string, time.Duration, error) {
 				ReferenceModule, module)
 		}
 		return "", took, fmt.Errorf("interoptest: cannot build testdata/interop/%s: %v\n%s\n"+
-			"%s build -buildvcs=false -o %s . in %s said:\n%s",
-			module, err, why, goTool, path, dir, output.String())
+			"%s %s in %s said:\n%s",
+			module, err, why, goTool, strings.Join(cmd.Args[1:], " "), dir, output.String())
 	}
 	return path, took, nil
 }
+
+// IsWASM tells whether testdata/interop/<module> builds a WASM plugin.
+func IsWASM(module string) bool { return strings.HasPrefix(module, "wasm") }
 
 // fetchFailureHints are phrases of go command output about module downloads.
 var fetchFailureHints = []string{

@@ -23,6 +23,10 @@ type Candidate struct {
 	// when there is none. ConfigPath is the file it came from, or empty.
 	Config     string
 	ConfigPath string
+
+	// WASM marks a WebAssembly module, which the runtime loads in-process
+	// instead of starting it.
+	WASM bool
 }
 
 // ID returns "<idx>-<name>", the identity used in logs and errors.
@@ -35,9 +39,8 @@ type Skipped struct {
 	Path, Reason string
 }
 
-// wasmMagic starts every WebAssembly module. The reference runtime loads such
-// files in-process; nrikit does not, and exec'ing one would only fail later
-// with a less helpful "exec format error".
+// wasmMagic (the magic number and version 1) starts every WebAssembly
+// module: such a plugin is loaded in-process, as the reference runtime does.
 var wasmMagic = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
 
 // Discover lists the plugin directory in file-name order and returns the
@@ -48,8 +51,8 @@ var wasmMagic = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
 // may hold READMEs). Symlinks are followed. An entry that is meant to be a
 // plugin but cannot be used — an executable file with a bad <idx>-<name>
 // name, a regular file named <idx>-<name> without any execute bit (almost
-// always a forgotten chmod +x), a dangling symlink, a WASM module, an
-// unreadable config — is reported in skipped, and the other plugins are
+// always a forgotten chmod +x), a dangling symlink, an unreadable config —
+// is reported in skipped, and the other plugins are
 // still returned: one stray file must not disable every plugin on the node.
 //
 // A missing plugin directory means no plugins, not an error. confDir may be
@@ -114,11 +117,7 @@ func candidate(path string, e fs.DirEntry, confDir string) (*Candidate, string) 
 	if err != nil {
 		return nil, err.Error()
 	}
-	if isWASM(path) {
-		return nil, "WASM plugins are not supported (only executables are started)"
-	}
-
-	c := &Candidate{Index: idx, Name: name, Path: path}
+	c := &Candidate{Index: idx, Name: name, Path: path, WASM: isWASM(path)}
 	c.Config, c.ConfigPath, err = readConfig(confDir, idx, name)
 	if err != nil {
 		// Starting a plugin without the config the operator gave it could
@@ -149,8 +148,8 @@ func readConfig(confDir, idx, name string) (config, path string, err error) {
 	return "", "", nil
 }
 
-// isWASM reports whether the file starts with the WebAssembly magic. Read
-// errors mean "not WASM": exec will report the real problem.
+// isWASM reports whether the file starts with the WebAssembly magic and
+// version. Read errors mean "not WASM": exec will report the real problem.
 func isWASM(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {

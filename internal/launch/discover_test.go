@@ -65,7 +65,6 @@ func TestDiscover(t *testing.T) {
 		"10-":         `plugin file name "10-": name after index "10" is empty`,
 		"10x":         `plugin file name "10x": missing '-'`,
 		"60-dangling": `dangling symlink to "` + filepath.Join(other, "gone") + `"`,
-		"70-wasm":     `WASM plugins are not supported`,
 		// Named like plugins but not executable: a forgotten chmod +x.
 		"50-noexec":     `not executable (mode 0644)`,
 		"51-linknoexec": `not executable (mode 0644)`,
@@ -88,8 +87,14 @@ func TestDiscover(t *testing.T) {
 		t.Fatalf("Discover: %v", err)
 	}
 
-	if got, want := ids(found), []string{"05-z-dash", "10-a", "20-b", "30-link", "71-almostwasm"}; !reflect.DeepEqual(got, want) {
+	if got, want := ids(found), []string{"05-z-dash", "10-a", "20-b", "30-link", "70-wasm", "71-almostwasm"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("found %q, want %q", got, want)
+	}
+	for _, c := range found {
+		// Only the WebAssembly magic with version 1 makes a WASM module.
+		if want := c.ID() == "70-wasm"; c.WASM != want {
+			t.Errorf("%s: WASM = %v, want %v", c.ID(), c.WASM, want)
+		}
 	}
 	for _, c := range found {
 		if c.Path != filepath.Join(dir, c.ID()) {

@@ -17,6 +17,7 @@ import (
 	"slices"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/limits"
 )
 
 // Create merges CreateContainer replies, one plugin at a time, in call order.
@@ -81,6 +82,9 @@ func (c *Create) Apply(plugin string, rsp *api.CreateContainerResponse) error {
 // apply follows the processing order of the reference: the adjustment,
 // then the updates of other containers, then evictions.
 func (c *Create) apply(plugin string, rsp *api.CreateContainerResponse) error {
+	if err := outOfRange(plugin, limits.Adjustment(rsp.Adjust)); err != nil {
+		return err
+	}
 	if err := c.reply(plugin).merge(rsp.Adjust); err != nil {
 		return err
 	}

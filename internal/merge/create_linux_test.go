@@ -26,9 +26,9 @@ func TestCreateSimpleFields(t *testing.T) {
 		{api.Field_MemDisableOomKiller, func(int) *api.CreateContainerResponse {
 			return resAdj(&api.LinuxResources{Memory: &api.LinuxMemory{DisableOomKiller: &api.OptionalBool{Value: true}}})
 		}},
-		{api.Field_CPUShares, func(v int) *api.CreateContainerResponse { return resAdj(cpuShares(uint64(v))) }},
+		{api.Field_CPUShares, func(v int) *api.CreateContainerResponse { return resAdj(cpuShares(uint64(v) * 1024)) }},
 		{api.Field_CPUQuota, func(v int) *api.CreateContainerResponse {
-			return resAdj(&api.LinuxResources{Cpu: &api.LinuxCPU{Quota: &api.OptionalInt64{Value: int64(v)}}})
+			return resAdj(&api.LinuxResources{Cpu: &api.LinuxCPU{Quota: &api.OptionalInt64{Value: int64(v) * 1000}}})
 		}},
 		{api.Field_CPUSetCPUs, func(int) *api.CreateContainerResponse {
 			return resAdj(&api.LinuxResources{Cpu: &api.LinuxCPU{Cpus: "0-1"}})

@@ -49,6 +49,15 @@ func invalid(plugin, format string, args ...any) error {
 	return fmt.Errorf("%w: plugin %q: %s", ErrInvalidAdjustment, plugin, fmt.Sprintf(format, args...))
 }
 
+// outOfRange blames plugin for a value the OCI spec or the kernel cannot
+// take (a *limits.FieldError, which names the field).
+func outOfRange(plugin string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: plugin %q: %w", ErrInvalidAdjustment, plugin, err)
+}
+
 // checkPlugin rejects owner names that would be ambiguous in the ownership
 // table: "-" marks cleared ownership and "," joins hook owners.
 func checkPlugin(plugin string) error {

@@ -20,12 +20,12 @@ func updRsp(us ...*api.ContainerUpdate) *api.UpdateContainerResponse {
 func TestUpdateUntouched(t *testing.T) {
 	u := NewUpdate(updateReq())
 	checkErr(t, u.Apply(pa, nil), nil, "")
-	checkErr(t, u.Apply(pb, updRsp(upd("c1", false, cpuShares(1)))), nil, "")
+	checkErr(t, u.Apply(pb, updRsp(upd("c1", false, cpuShares(1024)))), nil, "")
 	got := u.Response().Update
 	if len(got) != 2 {
 		t.Fatalf("updates = %v", got)
 	}
-	mustEqual(t, "others first", got[0], upd("c1", false, cpuShares(1)))
+	mustEqual(t, "others first", got[0], upd("c1", false, cpuShares(1024)))
 	// Our choice for the untouched updated container: the requested
 	// resources, not a null entry.
 	mustEqual(t, "updated container last", got[1], upd(ctrID, false, memLimit(100)))
@@ -44,11 +44,11 @@ func TestUpdate(t *testing.T) {
 		check func(t *testing.T, u *Update, req *api.UpdateContainerRequest)
 	}{{
 		name:  "requested resources are owned by nobody; later plugins see the merge",
-		steps: []step{{pa, updRsp(upd(ctrID, false, memLimit(200)))}, {pb, updRsp(upd(ctrID, false, cpuShares(3)))}},
+		steps: []step{{pa, updRsp(upd(ctrID, false, memLimit(200)))}, {pb, updRsp(upd(ctrID, false, cpuShares(3024)))}},
 		check: func(t *testing.T, u *Update, req *api.UpdateContainerRequest) {
 			want := &api.LinuxResources{
 				Memory: &api.LinuxMemory{Limit: &api.OptionalInt64{Value: 200}},
-				Cpu:    &api.LinuxCPU{Shares: &api.OptionalUInt64{Value: 3}},
+				Cpu:    &api.LinuxCPU{Shares: &api.OptionalUInt64{Value: 3024}},
 			}
 			mustEqual(t, "request", req.LinuxResources, want)
 			got := u.Response().Update
@@ -76,9 +76,9 @@ func TestUpdate(t *testing.T) {
 	}, {
 		name: "updated container's entry last, others in order of first sight",
 		steps: []step{
-			{pa, updRsp(upd("c2", false, memLimit(1)), upd(ctrID, true, cpuShares(1)))},
+			{pa, updRsp(upd("c2", false, memLimit(1)), upd(ctrID, true, cpuShares(1024)))},
 			{pb, &api.UpdateContainerResponse{
-				Update: []*api.ContainerUpdate{upd("c3", false, memLimit(1)), upd("c2", false, cpuShares(2))},
+				Update: []*api.ContainerUpdate{upd("c3", false, memLimit(1)), upd("c2", false, cpuShares(2024))},
 				Evict:  []*api.ContainerEviction{{ContainerId: "c9"}},
 			}},
 		},

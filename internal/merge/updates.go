@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/limits"
 )
 
 // updates is the merged list of updates to containers: one
@@ -74,6 +75,9 @@ func (us *updates) merge(o *owners, plugin string, in []*api.ContainerUpdate) (d
 		}
 		if u.ContainerId == "" {
 			return nil, invalid(plugin, "container update without a container ID")
+		}
+		if err := limits.Resources(u.GetLinux().GetResources()); err != nil {
+			return nil, outOfRange(plugin, fmt.Errorf("update of container %q: %w", u.ContainerId, err))
 		}
 	}
 	for _, u := range in {

@@ -38,6 +38,9 @@ type Config struct {
 	// NoStateChange makes StateChange answer Unimplemented too. With Legacy
 	// it is a plugin that implements neither path for the nine events.
 	NoStateChange bool `json:"no_state_change,omitempty"`
+	// Revision is the protocol revision the plugin speaks: "v1alpha1" (the
+	// default) or "v1beta1" (see revision.go).
+	Revision string `json:"revision,omitempty"`
 
 	// Behaviours change single calls. The key is an event's Name()
 	// ("StopContainer") or one of "Configure", "Synchronize", "Shutdown",
@@ -59,6 +62,17 @@ type Config struct {
 	// SocketPath is dialled when the process was not given a socket on fd 3
 	// (an external plugin).
 	SocketPath string `json:"socket_path,omitempty"`
+	// Chaos, when set, makes event calls fail, hang or exit at random.
+	Chaos *Chaos `json:"chaos,omitempty"`
+	// Attack, when set, makes the process no plugin at all but an attacker
+	// that loops through hostile connections to the socket until it is
+	// stopped (see Attack).
+	Attack bool `json:"attack,omitempty"`
+
+	// Flood, when set, makes the plugin flood the runtime with
+	// UpdateContainers calls once synchronized (see Flood).
+	Flood *Flood `json:"flood,omitempty"`
+
 	// Delay is a latency added to every event call (not to Configure,
 	// Synchronize or Shutdown) that has no Behaviour.Delay of its own, as a
 	// Go duration ("150ms").
@@ -132,6 +146,15 @@ func (c Config) Validate() error {
 		return err
 	}
 	if _, err := parseDelay("delay", c.Delay); err != nil {
+		return err
+	}
+	if err := c.validateRevision(); err != nil {
+		return err
+	}
+	if err := c.Flood.validate(); err != nil {
+		return err
+	}
+	if err := c.Chaos.validate(); err != nil {
 		return err
 	}
 	for key, b := range c.Behaviours {

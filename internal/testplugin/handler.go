@@ -33,6 +33,7 @@ type Handler struct {
 	behaviours map[string]behaviour
 	log        *eventLog
 	pid        int
+	dice       *dice
 
 	// Chunks of a split Synchronize collected so far.
 	syncMu     sync.Mutex
@@ -42,6 +43,8 @@ type Handler struct {
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{}
+	syncedOnce   sync.Once
+	synced       chan struct{} // closed once the first synchronization is done
 	closeOnce    sync.Once
 	closed       chan struct{}
 }
@@ -77,7 +80,9 @@ func NewHandler(cfg Config) (*Handler, error) {
 		behaviours: bs,
 		log:        l,
 		pid:        os.Getpid(),
+		dice:       newDice(cfg.Chaos),
 		shutdown:   make(chan struct{}),
+		synced:     make(chan struct{}),
 		closed:     make(chan struct{}),
 	}, nil
 }
@@ -107,6 +112,7 @@ func (h *Handler) serve(ctx context.Context, key string, rec Record, delay time.
 	if ok && b.Delay != "" {
 		delay = b.delay
 	}
+	b = h.dice.roll(key, b)
 	rec.Plugin, rec.Index, rec.PID, rec.Error = h.cfg.Name, h.cfg.Index, h.pid, b.Fail
 	if err := h.log.write(rec); err != nil {
 		return fmt.Errorf("nrikit: testplugin: log %s: %w", rec.Event, err)
@@ -208,6 +214,7 @@ func (h *Handler) Synchronize(ctx context.Context, req *api.SynchronizeRequest) 
 	if err := h.serve(ctx, KeySynchronize, rec, 0); err != nil {
 		return nil, err
 	}
+	h.syncedOnce.Do(func() { close(h.synced) })
 	return &api.SynchronizeResponse{Update: containerUpdates(h.cfg.SyncUpdates)}, nil
 }
 

@@ -60,6 +60,9 @@ func TestConfigInvalid(t *testing.T) {
 		{Delay: "-1s"},
 		{Behaviours: map[string]Behaviour{"StopContainers": {}}},
 		{Behaviours: map[string]Behaviour{"StopContainer": {Delay: "x"}}},
+		{Revision: "v1gamma1"},
+		{Revision: RevisionV1beta1, Legacy: true},
+		{Revision: RevisionV1beta1, FailurePolicy: &FailurePolicy{FailRequest: true}},
 	} {
 		if _, err := NewHandler(cfg); !errors.Is(err, ErrConfig) {
 			t.Errorf("NewHandler(%+v) = %v, want ErrConfig", cfg, err)

@@ -27,7 +27,7 @@ func ServiceDesc(h *Handler) *ttrpc.ServiceDesc {
 	add("UpdateContainer", method(h.UpdateContainer))
 	add("StopContainer", method(h.StopContainer))
 	add("ValidateContainerAdjustment", method(h.ValidateContainerAdjustment))
-	if !h.cfg.NoStateChange {
+	if !h.cfg.NoStateChange && !h.cfg.v1beta1() {
 		add("StateChange", method(h.StateChange))
 	}
 	if !h.cfg.Legacy {
@@ -57,5 +57,5 @@ func method[Req any, PReq interface{ *Req }, Resp any](fn func(context.Context, 
 
 // registerPluginService registers h's Plugin service on srv.
 func registerPluginService(srv *ttrpc.Server, h *Handler) {
-	srv.RegisterService(PluginServiceName, ServiceDesc(h))
+	srv.RegisterService(h.cfg.pluginServiceName(), ServiceDesc(h))
 }

@@ -58,6 +58,9 @@ func Run(ctx context.Context, trunk net.Conn, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Flood != nil {
+		go p.flood(ctx, cfg.Flood)
+	}
 	return p.Wait(ctx)
 }
 
@@ -105,7 +108,7 @@ func Start(ctx context.Context, trunk net.Conn, cfg Config) (*Plugin, error) {
 		mux:       m,
 		srv:       srv,
 		client:    client,
-		runtime:   api.NewRuntimeClient(client),
+		runtime:   cfg.runtimeClient(client),
 		cancel:    cancel,
 		serveDone: make(chan struct{}),
 	}
@@ -146,7 +149,7 @@ func (p *Plugin) register(ctx context.Context) error {
 	_, err := p.runtime.RegisterPlugin(ctx, &api.RegisterPluginRequest{
 		PluginName: cfg.Name,
 		PluginIdx:  cfg.Index,
-		NRIVersion: NRIVersion,
+		NRIVersion: cfg.nriVersion(),
 	})
 	if err == nil {
 		return nil

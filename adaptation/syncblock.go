@@ -1,0 +1,41 @@
+package adaptation
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// PluginSyncBlock holds back plugin synchronization until Unblock. Get one
+// from BlockPluginSync.
+type PluginSyncBlock struct {
+	release atomic.Pointer[func()]
+}
+
+// BlockPluginSync keeps any plugin's synchronization from starting until the
+// returned block is released; any number of blocks can be held at once. A
+// synchronization that already waits for blocks to end holds back new ones
+// until it has run, so that a steady flow of blocks cannot starve it.
+//
+// nrikit does not need it for its guarantees: a plugin hears of every pod
+// and container exactly once whatever the timing of the runtime's store (see
+// SyncFn). It is here for runtimes that use it, such as containerd. Take it
+// before the runtime's own lock, never while holding a lock that SyncFn
+// takes: a block may wait for a synchronization, and the synchronization
+// calls SyncFn.
+func (a *Adaptation) BlockPluginSync() *PluginSyncBlock {
+	release, _ := a.syncGate.enterEvent(context.Background())
+	b := &PluginSyncBlock{}
+	b.release.Store(&release)
+	return b
+}
+
+// Unblock releases the block. It is safe to call more than once, from any
+// goroutine, and on a nil block.
+func (b *PluginSyncBlock) Unblock() {
+	if b == nil {
+		return
+	}
+	if release := b.release.Swap(nil); release != nil {
+		(*release)()
+	}
+}

@@ -1,0 +1,101 @@
+//go:build !nrikit_no_wasm
+
+package adaptation
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/internal/launch"
+	"github.com/nrikit/nrikit/internal/wasmhost"
+)
+
+// loadWASM loads the WASM modules of the plugin path in-process and
+// handshakes each one as soon as it is loaded. Modules are compiled one after
+// another: compiling is CPU-bound, and a module found under several names is
+// then compiled once, the others taking its code from the shared cache.
+func (a *Adaptation) loadWASM(ctx context.Context, modules []launch.Candidate) {
+	cache := a.newWASMCache()
+	defer cache.release()
+	var wg sync.WaitGroup
+	for _, c := range modules {
+		p, err := a.loadGuest(ctx, c, cache)
+		if err != nil {
+			a.joinFailed(ctx, kindWASM, 0, &PluginError{Plugin: c.ID(), Op: "start", Err: err})
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.joinFailed(ctx, kindWASM, 0, a.handshake(ctx, p))
+		}()
+	}
+	wg.Wait()
+}
+
+func (a *Adaptation) loadGuest(ctx context.Context, c launch.Candidate, cache *wasmCache) (*plugin, error) {
+	log := a.log.WithField("plugin", c.ID())
+	cfg := wasmhost.Config{
+		ID:          c.ID(),
+		Path:        c.Path,
+		MemoryLimit: a.opts.wasm.memoryLimit,
+		Cache:       cache.cache,
+		InitTimeout: a.opts.registration,
+		Log:         func(level wasmhost.Level, msg string) { log.Log(logrusLevel(level), msg) },
+		Output:      func(line string) { log.WithField("output", true).Info(line) },
+	}
+	cache.acquire()
+	start := time.Now()
+	g, err := wasmhost.Load(ctx, cfg)
+	if err != nil {
+		cache.release()
+		return nil, err
+	}
+	log.WithField("took", time.Since(start).Round(time.Millisecond)).Debug("nrikit: WASM plugin loaded")
+	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.release)}
+	p := newPlugin(c.Index, c.Name, kindWASM, wasmService{g}, conn, a.log)
+	p.config = c.Config
+	return p, nil
+}
+
+// logrusLevel maps a guest's log level as the reference runtime does: an
+// unspecified level is debug.
+func logrusLevel(l wasmhost.Level) logrus.Level {
+	switch l {
+	case wasmhost.LevelInfo:
+		return logrus.InfoLevel
+	case wasmhost.LevelWarn:
+		return logrus.WarnLevel
+	case wasmhost.LevelError:
+		return logrus.ErrorLevel
+	}
+	return logrus.DebugLevel
+}
+
+// wasmConn is the "connection" of a WASM plugin: its instance. It is lost
+// when a call crashes the instance.
+type wasmConn struct {
+	guest   *wasmhost.Guest
+	release func() // the compilation cache, once
+}
+
+func (c *wasmConn) lost() <-chan struct{} { return c.guest.Dead() }
+
+// close stops a call in progress and closes the instance, which returns its
+// memory and, with the last user of the module, its compiled code.
+func (c *wasmConn) close() {
+	c.guest.Close()
+	c.release()
+}
+
+func (c *wasmConn) stop(context.Context) error {
+	c.close()
+	return nil
+}
+
+func (c *wasmConn) pid() int { return 0 }
+
+func (c *wasmConn) exitStatus(time.Duration) string { return c.guest.Status() }

@@ -1,0 +1,21 @@
+//go:build nrikit_no_wasm
+
+package adaptation
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/nrikit/nrikit/internal/launch"
+)
+
+// wasmSkipReason is why a build with the nrikit_no_wasm tag skips a module.
+const wasmSkipReason = "WASM plugins are not supported: this build leaves WASM support out (tag nrikit_no_wasm)"
+
+// loadWASM skips the WASM modules of the plugin path, with a warning each.
+func (a *Adaptation) loadWASM(_ context.Context, modules []launch.Candidate) {
+	for _, c := range modules {
+		a.log.WithField("path", c.Path).WithField("reason", wasmSkipReason).Warn("nrikit: pre-installed plugin skipped")
+		a.changes.send(PluginChange{Change: PluginSkipped, Plugin: filepath.Base(c.Path), Kind: KindWASM, Reason: wasmSkipReason})
+	}
+}

@@ -1,0 +1,110 @@
+//go:build !nrikit_no_wasm
+
+package wasmhost
+
+import (
+	"fmt"
+
+	"github.com/tetratelabs/wazero"
+	wapi "github.com/tetratelabs/wazero/api"
+)
+
+// APIVersion is the guest ABI version this host speaks.
+const APIVersion = 1
+
+// errorFlag in the size half of a result marks an error string.
+const errorFlag = 1 << 31
+
+const (
+	i32 = wapi.ValueTypeI32
+	i64 = wapi.ValueTypeI64
+)
+
+// signature is what an export must look like.
+type signature struct{ params, results []wapi.ValueType }
+
+var (
+	sigVersion = signature{nil, []wapi.ValueType{i64}}
+	sigMalloc  = signature{[]wapi.ValueType{i32}, []wapi.ValueType{i32}}
+	sigFree    = signature{[]wapi.ValueType{i32}, nil}
+	sigMethod  = signature{[]wapi.ValueType{i32, i32}, []wapi.ValueType{i64}}
+)
+
+// Exports of the guest ABI. Methods not in required may be missing: a guest
+// built on an older API lacks the dedicated lifecycle calls.
+const (
+	exportVersion = "plugin_api_version"
+	exportMalloc  = "malloc"
+	exportFree    = "free"
+)
+
+var required = []string{exportVersion, exportMalloc, exportFree, "plugin_configure"}
+
+// checkExports verifies the exports a guest must have and the signature of
+// every ABI export it has, before anything of it runs.
+func checkExports(cm wazero.CompiledModule) error {
+	exports := cm.ExportedFunctions()
+	for _, name := range required {
+		if exports[name] == nil {
+			return fmt.Errorf("not an NRI plugin: it does not export %s", name)
+		}
+	}
+	for name, def := range exports {
+		want, ok := abiSignature(name)
+		if !ok {
+			continue
+		}
+		if !sameTypes(def.ParamTypes(), want.params) || !sameTypes(def.ResultTypes(), want.results) {
+			return fmt.Errorf("export %s has signature %s, want %s", name,
+				typesString(def.ParamTypes(), def.ResultTypes()), typesString(want.params, want.results))
+		}
+	}
+	return nil
+}
+
+func abiSignature(export string) (signature, bool) {
+	switch {
+	case export == exportVersion:
+		return sigVersion, true
+	case export == exportMalloc:
+		return sigMalloc, true
+	case export == exportFree:
+		return sigFree, true
+	case len(export) > len("plugin_") && export[:len("plugin_")] == "plugin_":
+		return sigMethod, true
+	}
+	return signature{}, false
+}
+
+func sameTypes(a, b []wapi.ValueType) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func typesString(params, results []wapi.ValueType) string {
+	name := func(ts []wapi.ValueType) string {
+		s := "("
+		for i, t := range ts {
+			if i > 0 {
+				s += ", "
+			}
+			s += wapi.ValueTypeName(t)
+		}
+		return s + ")"
+	}
+	return name(params) + " -> " + name(results)
+}
+
+// splitResult decodes a method's answer: where it lies in guest memory and
+// whether it is an error string.
+func splitResult(r uint64) (ptr, size uint32, isError bool) {
+	ptr, size = uint32(r>>32), uint32(r)
+	return ptr, size &^ errorFlag, size&errorFlag != 0
+}
