@@ -1,7 +1,6 @@
 package adaptation
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/nrikit/nrikit/internal/guard"
 )
 
 // MaxPendingPluginCalls is how many requests one plugin connection may have
@@ -22,14 +23,6 @@ import (
 // the goroutines and memory one plugin can make the runtime hold, whatever
 // rate it sends at.
 const MaxPendingPluginCalls = 8
-
-// ttrpc message framing: a big-endian uint32 payload length, a uint32
-// stream id, a type byte and a flags byte.
-const (
-	ttrpcHeaderLen    = 10
-	ttrpcTypeRequest  = 1
-	ttrpcTypeResponse = 2
-)
 
 // boundedListener hands out connections that take on at most
 // MaxPendingPluginCalls requests at once.
@@ -92,7 +85,7 @@ func (c *boundedConn) Close() error {
 }
 
 func (c *boundedConn) pump() {
-	var hdr [ttrpcHeaderLen]byte
+	var hdr [guard.HeaderSize]byte
 	for {
 		if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -102,7 +95,7 @@ func (c *boundedConn) pump() {
 			}
 			return
 		}
-		if err := c.pass(hdr, int64(binary.BigEndian.Uint32(hdr[0:4]))); err != nil {
+		if err := c.pass(hdr, guard.ParseHeader(hdr[:])); err != nil {
 			_ = c.pw.CloseWithError(err)
 			// Keep reading until the connection ends, or the mux under it
 			// would stall behind this connection and never see the plugin
@@ -114,20 +107,19 @@ func (c *boundedConn) pump() {
 }
 
 // pass hands one message to the server, or refuses it.
-func (c *boundedConn) pass(hdr [ttrpcHeaderLen]byte, length int64) error {
-	id, typ := binary.BigEndian.Uint32(hdr[4:8]), hdr[8]
-	if typ == ttrpcTypeRequest {
-		if why := c.takeOn(id); why != nil {
-			if _, err := io.CopyN(io.Discard, c.Conn, length); err != nil {
+func (c *boundedConn) pass(hdr [guard.HeaderSize]byte, h guard.Header) error {
+	if h.Type == guard.TypeRequest {
+		if why := c.takeOn(h.StreamID); why != nil {
+			if _, err := io.CopyN(io.Discard, c.Conn, int64(h.Length)); err != nil {
 				return err
 			}
-			return c.refuse(id, why)
+			return c.refuse(h.StreamID, why)
 		}
 	}
 	if _, err := c.pw.Write(hdr[:]); err != nil {
 		return err
 	}
-	_, err := io.CopyN(c.pw, c.Conn, length)
+	_, err := io.CopyN(c.pw, c.Conn, int64(h.Length))
 	return err
 }
 
@@ -156,11 +148,9 @@ func (c *boundedConn) refuse(id uint32, st *status.Status) error {
 	if err != nil {
 		return err
 	}
-	msg := make([]byte, ttrpcHeaderLen+len(payload))
-	binary.BigEndian.PutUint32(msg[0:4], uint32(len(payload)))
-	binary.BigEndian.PutUint32(msg[4:8], id)
-	msg[8] = ttrpcTypeResponse
-	copy(msg[ttrpcHeaderLen:], payload)
+	msg := guard.AppendHeader(make([]byte, 0, guard.HeaderSize+len(payload)),
+		guard.Header{Length: uint32(len(payload)), StreamID: id, Type: guard.TypeResponse})
+	msg = append(msg, payload...)
 
 	c.mu.Lock()
 	for (!c.out.atStart() || c.writing) && !c.closed {
@@ -194,8 +184,8 @@ func (c *boundedConn) Write(p []byte) (int, error) {
 	c.mu.Unlock()
 	n, err := c.Conn.Write(p)
 	c.mu.Lock()
-	c.out.walk(p[:n], func(h [ttrpcHeaderLen]byte) {
-		delete(c.pending, binary.BigEndian.Uint32(h[4:8]))
+	c.out.walk(p[:n], func(h [guard.HeaderSize]byte) {
+		delete(c.pending, guard.ParseHeader(h[:]).StreamID)
 	})
 	c.writing = false
 	c.boundary.Broadcast()
@@ -207,7 +197,7 @@ func (c *boundedConn) Write(p []byte) (int, error) {
 // buffering it: how much of the current header has passed, and how many
 // payload bytes are left.
 type frameCursor struct {
-	header [ttrpcHeaderLen]byte
+	header [guard.HeaderSize]byte
 	got    int    // header bytes seen
 	left   uint64 // payload bytes still to come
 }
@@ -216,14 +206,14 @@ func (f *frameCursor) atStart() bool { return f.got == 0 }
 
 // walk records bytes that may span several messages, calling started with
 // each header once it is complete.
-func (f *frameCursor) walk(b []byte, started func([ttrpcHeaderLen]byte)) {
+func (f *frameCursor) walk(b []byte, started func([guard.HeaderSize]byte)) {
 	for len(b) > 0 {
-		if f.got < ttrpcHeaderLen {
+		if f.got < guard.HeaderSize {
 			n := copy(f.header[f.got:], b)
 			f.got += n
 			b = b[n:]
-			if f.got == ttrpcHeaderLen {
-				f.left = uint64(binary.BigEndian.Uint32(f.header[:4]))
+			if f.got == guard.HeaderSize {
+				f.left = uint64(guard.ParseHeader(f.header[:]).Length)
 				started(f.header)
 				f.endIfDone()
 			}
@@ -237,7 +227,7 @@ func (f *frameCursor) walk(b []byte, started func([ttrpcHeaderLen]byte)) {
 }
 
 func (f *frameCursor) endIfDone() {
-	if f.got == ttrpcHeaderLen && f.left == 0 {
+	if f.got == guard.HeaderSize && f.left == 0 {
 		f.got = 0
 	}
 }

@@ -28,7 +28,7 @@ func (c *Conn) scan(b []byte) {
 			if c.wfill < HeaderSize {
 				return
 			}
-			c.wcur = parseHeader(c.whdr[:])
+			c.wcur = ParseHeader(c.whdr[:])
 			c.wleft = c.wcur.Length
 			if c.cfg.Role == Client && c.wcur.Type == TypeRequest {
 				c.opened(c.wcur.StreamID)

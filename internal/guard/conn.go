@@ -119,7 +119,7 @@ func (c *Conn) next() error {
 	if _, err := io.ReadFull(c.Conn, c.hdr[:]); err != nil {
 		return err
 	}
-	h := parseHeader(c.hdr[:])
+	h := ParseHeader(c.hdr[:])
 	if c.cfg.Role == Server {
 		return c.serve(h)
 	}

@@ -76,7 +76,7 @@ func readMessage(t *testing.T, c net.Conn) (Header, []byte) {
 	if _, err := io.ReadFull(c, h[:]); err != nil {
 		t.Fatal(err)
 	}
-	hdr := parseHeader(h[:])
+	hdr := ParseHeader(h[:])
 	b := make([]byte, hdr.Length)
 	if _, err := io.ReadFull(c, b); err != nil {
 		t.Fatal(err)

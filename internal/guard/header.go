@@ -44,7 +44,8 @@ type Header struct {
 	Flags    uint8
 }
 
-func parseHeader(b []byte) Header {
+// ParseHeader reads the header at the start of b (at least HeaderSize bytes).
+func ParseHeader(b []byte) Header {
 	return Header{
 		Length:   binary.BigEndian.Uint32(b[0:4]),
 		StreamID: binary.BigEndian.Uint32(b[4:8]),
