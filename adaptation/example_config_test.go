@@ -1,0 +1,144 @@
+package adaptation_test
+
+import (
+	"fmt"
+	"time"
+
+	nri "github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/adaptation/validator"
+)
+
+// crioNRIConfig is CRI-O's [crio.nri] table as CRI-O declares it
+// (internal/config/nri), with its own nri_-prefixed keys.
+type crioNRIConfig struct {
+	Enabled                   bool                 `toml:"enable_nri"`
+	SocketPath                string               `toml:"nri_listen"`
+	PluginPath                string               `toml:"nri_plugin_dir"`
+	PluginConfigPath          string               `toml:"nri_plugin_config_dir"`
+	PluginRegistrationTimeout time.Duration        `toml:"nri_plugin_registration_timeout"`
+	PluginRequestTimeout      time.Duration        `toml:"nri_plugin_request_timeout"`
+	DisableConnections        bool                 `toml:"nri_disable_connections"`
+	DefaultValidator          *crioValidatorConfig `toml:"default_validator"`
+}
+
+// crioValidatorConfig is CRI-O's [crio.nri.default_validator] table: eight
+// keys, without the reference's reject_sysctl_adjustment.
+type crioValidatorConfig struct {
+	Enable                                bool     `toml:"nri_enable_default_validator"`
+	RejectOCIHookAdjustment               bool     `toml:"nri_validator_reject_oci_hook_adjustment"`
+	RejectRuntimeDefaultSeccompAdjustment bool     `toml:"nri_validator_reject_runtime_default_seccomp_adjustment"`
+	RejectUnconfinedSeccompAdjustment     bool     `toml:"nri_validator_reject_unconfined_seccomp_adjustment"`
+	RejectCustomSeccompAdjustment         bool     `toml:"nri_validator_reject_custom_seccomp_adjustment"`
+	RejectNamespaceAdjustment             bool     `toml:"nri_validator_reject_namespace_adjustment"`
+	RequiredPlugins                       []string `toml:"nri_validator_required_plugins"`
+	TolerateMissingAnnotation             string   `toml:"nri_validator_tolerate_missing_plugins_annotation"`
+}
+
+// toOptions is CRI-O's ToOptions and ConfigureTimeouts in one: the
+// timeouts are options of this Adaptation, not package-level setters.
+func (c *crioNRIConfig) toOptions() []nri.Option {
+	var opts []nri.Option
+	if c.SocketPath != "" {
+		opts = append(opts, nri.WithSocketPath(c.SocketPath))
+	}
+	if c.PluginPath != "" {
+		opts = append(opts, nri.WithPluginPath(c.PluginPath))
+	}
+	if c.PluginConfigPath != "" {
+		opts = append(opts, nri.WithPluginConfigPath(c.PluginConfigPath))
+	}
+	if c.PluginRegistrationTimeout != 0 {
+		opts = append(opts, nri.WithRegistrationTimeout(c.PluginRegistrationTimeout))
+	}
+	if c.PluginRequestTimeout != 0 {
+		opts = append(opts, nri.WithRequestTimeout(c.PluginRequestTimeout))
+	}
+	if c.DisableConnections {
+		opts = append(opts, nri.WithDisabledExternalConnections())
+	}
+	if v := c.DefaultValidator; v != nil {
+		opts = append(opts, nri.WithDefaultValidator(&validator.DefaultValidatorConfig{
+			Enable:                                v.Enable,
+			RejectOCIHookAdjustment:               v.RejectOCIHookAdjustment,
+			RejectRuntimeDefaultSeccompAdjustment: v.RejectRuntimeDefaultSeccompAdjustment,
+			RejectUnconfinedSeccompAdjustment:     v.RejectUnconfinedSeccompAdjustment,
+			RejectCustomSeccompAdjustment:         v.RejectCustomSeccompAdjustment,
+			RejectNamespaceAdjustment:             v.RejectNamespaceAdjustment,
+			RequiredPlugins:                       v.RequiredPlugins,
+			TolerateMissingAnnotation:             v.TolerateMissingAnnotation,
+		}))
+	}
+	return opts
+}
+
+// CRI-O keeps its own [crio.nri] keys and maps them onto options.
+func Example_crioConfig() {
+	c := &crioNRIConfig{
+		Enabled:              true,
+		PluginPath:           nri.DefaultPluginPath,
+		PluginRequestTimeout: nri.DefaultPluginRequestTimeout,
+		DisableConnections:   true,
+		DefaultValidator: &crioValidatorConfig{
+			Enable:                  true,
+			RejectOCIHookAdjustment: true,
+			RequiredPlugins:         []string{"10-policy"},
+		},
+	}
+	a, err := nri.New("cri-o", "1.37.0", nil, nil, c.toOptions()...)
+	fmt.Println(a != nil, err)
+	// Output: true <nil>
+}
+
+// containerdNRIConfig is containerd's [plugins."io.containerd.nri.v1.nri"]
+// table (internal/nri): the reference's key names, and the default
+// validator's table as the validator's own config type.
+type containerdNRIConfig struct {
+	Disable                   bool                              `toml:"disable"`
+	SocketPath                string                            `toml:"socket_path"`
+	PluginPath                string                            `toml:"plugin_path"`
+	PluginConfigPath          string                            `toml:"plugin_config_path"`
+	PluginRegistrationTimeout time.Duration                     `toml:"plugin_registration_timeout"`
+	PluginRequestTimeout      time.Duration                     `toml:"plugin_request_timeout"`
+	DisableConnections        bool                              `toml:"disable_connections"`
+	DefaultValidator          *validator.DefaultValidatorConfig `toml:"default_validator"`
+}
+
+// toOptions is containerd's toOptions and ConfigureTimeouts in one.
+func (c *containerdNRIConfig) toOptions() []nri.Option {
+	var opts []nri.Option
+	if c.SocketPath != "" {
+		opts = append(opts, nri.WithSocketPath(c.SocketPath))
+	}
+	if c.PluginPath != "" {
+		opts = append(opts, nri.WithPluginPath(c.PluginPath))
+	}
+	if c.PluginConfigPath != "" {
+		opts = append(opts, nri.WithPluginConfigPath(c.PluginConfigPath))
+	}
+	if c.PluginRegistrationTimeout != 0 {
+		opts = append(opts, nri.WithRegistrationTimeout(c.PluginRegistrationTimeout))
+	}
+	if c.PluginRequestTimeout != 0 {
+		opts = append(opts, nri.WithRequestTimeout(c.PluginRequestTimeout))
+	}
+	if c.DisableConnections {
+		opts = append(opts, nri.WithDisabledExternalConnections())
+	}
+	if c.DefaultValidator != nil {
+		opts = append(opts, nri.WithDefaultValidator(c.DefaultValidator))
+	}
+	return opts
+}
+
+// containerd keeps its own config type; only the validator's import and
+// the timeout setters change.
+func Example_containerdConfig() {
+	c := &containerdNRIConfig{
+		PluginPath:         nri.DefaultPluginPath,
+		DisableConnections: true,
+		DefaultValidator:   &validator.DefaultValidatorConfig{Enable: true, RejectNamespaceAdjustment: true},
+	}
+	a, err := nri.New("containerd", "v2.2.0", nil, nil, c.toOptions()...)
+	fmt.Println(a != nil, err)
+	// Output: true <nil>
+}
