@@ -213,6 +213,7 @@ func (r *Report) textEvents(w io.Writer) {
 		for _, g := range groups[1:] {
 			fmt.Fprintf(w, "\t+ %s\t\t\t%s\n", g.event, callCells(g.calls, width))
 		}
+		callReasons(w, e.Calls, e.Error)
 		if e.Error != "" {
 			fmt.Fprintf(w, "\t\t\t\terror: %s\n", e.Error)
 		}
@@ -221,8 +222,25 @@ func (r *Report) textEvents(w io.Writer) {
 		for _, g := range byEvent(r.Outside)[1:] {
 			fmt.Fprintf(w, "-\t%s\t(between steps)\t\t%s\n", g.event, callCells(g.calls, width))
 		}
+		callReasons(w, r.Outside, "")
 	}
 	fmt.Fprintln(w)
+}
+
+// callReasons writes why each call that did not end ok failed, one line
+// each under the event's row, unless the event's own error (which names the
+// plugin) already says it.
+func callReasons(w io.Writer, calls []Call, eventErr string) {
+	for _, c := range calls {
+		if c.Outcome == adaptation.OutcomeOK || c.Error != "" && strings.Contains(eventErr, c.Error) {
+			continue
+		}
+		reason := c.Error
+		if reason == "" {
+			reason = "(no reason given)"
+		}
+		fmt.Fprintf(w, "\t\t\t\t%s %s: %s\n", c.Plugin, c.Outcome, reason)
+	}
 }
 
 type callGroup struct {
