@@ -83,7 +83,9 @@ records which plugin set what in each CreateContainer (so that the report
 can attribute changes) and accepts everything. --no-owners leaves it out.
 
 Exit status: 1 if a plugin failed to join or was dropped, an event or a
-plugin call failed, or the run could not start; 2 on usage errors; 0
+plugin call failed, the run stopped before the lifecycle (--wait-timeout,
+a sample that did not start, an interrupt while waiting; the report is
+still printed, ending with why) or could not start; 2 on usage errors; 0
 otherwise. Skipped files and replaced plugins are reported, not failures.
 
 Flags (-flag and --flag are the same):
@@ -191,6 +193,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "nritest: writing the report: %v\n", err)
 		return exitFailed
+	}
+	if rep.Stopped != "" {
+		fmt.Fprintf(stderr, "nritest: %s\n", rep.Stopped)
 	}
 	if !rep.OK {
 		return exitFailed

@@ -39,9 +39,12 @@ type Report struct {
 	PluginChanges   []PluginChangeReport `json:"plugin_changes,omitempty"`
 	Dropped         []string             `json:"dropped,omitempty"` // dropped before the end
 	Deprecations    []DeprecationReport  `json:"deprecations"`
-	FailedEvents    int                  `json:"failed_events"`
-	FailedCalls     int                  `json:"failed_calls"` // plugin calls not ok
-	OK              bool                 `json:"ok"`
+	// Stopped says why the run ended before the lifecycle; the report then
+	// has what was observed until then.
+	Stopped      string `json:"stopped,omitempty"`
+	FailedEvents int    `json:"failed_events"`
+	FailedCalls  int    `json:"failed_calls"` // plugin calls not ok
+	OK           bool   `json:"ok"`
 }
 
 // EventReport is one lifecycle call of the runtime.
@@ -129,7 +132,7 @@ func (r *Report) tally() {
 		r.FailedCalls += failedCalls(e.Calls)
 	}
 	r.Dropped = dropped(r.PluginChanges)
-	r.OK = r.FailedEvents == 0 && r.FailedCalls == 0 && troubles(r.PluginChanges) == 0
+	r.OK = r.Stopped == "" && r.FailedEvents == 0 && r.FailedCalls == 0 && troubles(r.PluginChanges) == 0
 }
 
 func failedCalls(calls []Call) int {
@@ -195,6 +198,10 @@ func (r *Report) textHeader(w io.Writer) {
 // CreateContainer, say) get a row of their own below.
 func (r *Report) textEvents(w io.Writer) {
 	fmt.Fprintln(w, "EVENTS (each plugin call as: plugin outcome latency, in call order; validators are called at once)")
+	if r.Stopped != "" && len(r.Events) == 0 {
+		fmt.Fprint(w, "(none: the run stopped before the lifecycle)\n\n")
+		return
+	}
 	fmt.Fprintln(w, "#\tEVENT\tTARGET\tRESULT\tPLUGIN CALLS")
 	width := r.callWidth()
 	for _, e := range r.Events {
@@ -452,6 +459,9 @@ func (r *Report) textSummary(w io.Writer) {
 		fmt.Fprintf(w, "; unsolicited updates: %d (%d failed)", n, failedUpdates(r.Unsolicited))
 	}
 	fmt.Fprintln(w)
+	if r.Stopped != "" {
+		fmt.Fprintf(w, "STOPPED EARLY: %s\n", r.Stopped)
+	}
 }
 
 // deprecated names the plugins with deprecations, or says "none".

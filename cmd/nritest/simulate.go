@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -59,16 +61,30 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 		}
 	}
 	defer stop()
-	if cfg.samples {
-		if err := checkSamples(a.Plugins()); err != nil {
-			return nil, err
-		}
-	}
-	if err := waitExternal(ctx, a, rec, cfg, stderr); err != nil {
-		return nil, err
-	}
 	d := newDriver(a, st, cfg.meta)
 	d.owners = own
+	rep.Workload, rep.Metadata = d.workload(), d.metadata()
+	about := map[string]string{ownersID: ownersAbout}
+	if cfg.samples {
+		maps.Copy(about, sampleAbout)
+	}
+	// finish reports what the run observed, however far it got.
+	finish := func() *Report {
+		rep.Active = pluginReports(a.Plugins(), about)
+		rep.Deprecations = deprecationReports(deps.list())
+		st.setPhase(phaseStopping)
+		stop()
+		rep.Outside = rec.strays()
+		rep.SyncUpdates = st.syncUpdates()
+		rep.Unsolicited = st.unsolicited()
+		rep.PluginChanges = changes.reports()
+		rep.tally()
+		return rep
+	}
+	if err := startUp(ctx, a, rec, changes, cfg, stderr); err != nil {
+		rep.Stopped, rep.Events = err.Error(), []EventReport{}
+		return finish(), nil
+	}
 	if cfg.linger > 0 {
 		d.pause = func(ctx context.Context) {
 			st.setPhase(phaseLinger)
@@ -78,23 +94,20 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 			}
 		}
 	}
-	rep.Workload, rep.Metadata = d.workload(), d.metadata()
 	changes.lifecycleStarts()
 	rep.Events = d.drive(ctx, rec)
-	about := map[string]string{ownersID: ownersAbout}
+	return finish(), nil
+}
+
+// startUp checks that the plugins the run needs have joined: every sample,
+// and --wait external plugins. An error ends the run before the lifecycle.
+func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, changes *pluginChanges, cfg config, stderr io.Writer) error {
 	if cfg.samples {
-		maps.Copy(about, sampleAbout)
+		if err := checkSamples(a.Plugins()); err != nil {
+			return err
+		}
 	}
-	rep.Active = pluginReports(a.Plugins(), about)
-	rep.Deprecations = deprecationReports(deps.list())
-	st.setPhase(phaseStopping)
-	stop()
-	rep.Outside = rec.strays()
-	rep.SyncUpdates = st.syncUpdates()
-	rep.Unsolicited = st.unsolicited()
-	rep.PluginChanges = changes.reports()
-	rep.tally()
-	return rep, nil
+	return waitExternal(ctx, a, rec, changes, cfg, stderr)
 }
 
 // options turns the command line into adaptation options.
@@ -129,7 +142,7 @@ func stopRuntime(a *adaptation.Adaptation, log *logrus.Entry) {
 
 // waitExternal waits until cfg.wait external plugins are active, woken by
 // the PluginCount metric rather than by polling.
-func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, cfg config, stderr io.Writer) error {
+func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, changes *pluginChanges, cfg config, stderr io.Writer) error {
 	if cfg.wait == 0 {
 		return nil
 	}
@@ -144,9 +157,11 @@ func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, 
 		select {
 		case <-rec.countChanged():
 		case <-deadline.C:
-			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout)", n, cfg.wait, cfg.socket, cfg.waitTimeout)
+			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout)%s",
+				n, cfg.wait, cfg.socket, cfg.waitTimeout, replacements(changes.reports()))
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for external plugins: %w", context.Cause(ctx))
+			return fmt.Errorf("interrupted while waiting for external plugins (%d of %d connected)%s: %w",
+				n, cfg.wait, replacements(changes.reports()), context.Cause(ctx))
 		}
 	}
 }
@@ -159,4 +174,19 @@ func countExternal(infos []adaptation.PluginInfo) int {
 		}
 	}
 	return n
+}
+
+// replacements says which plugins connected again under the same index and
+// name, each replacing the earlier instance: they count once.
+func replacements(changes []PluginChangeReport) string {
+	var ids []string
+	for _, c := range changes {
+		if replaced(c) && !slices.Contains(ids, c.Plugin) {
+			ids = append(ids, c.Plugin)
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(ids, ", ") + " connected more than once: each new instance replaced the earlier one, and counts once"
 }
