@@ -17,8 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
@@ -73,8 +71,8 @@ outcome and what the plugins changed; then the plugins and their deprecations.
 
 With no flags, three sample plugins run as real processes: 10-logger (every
 event, no changes), 20-annotator (adjusts CreateContainer) and 30-legacy
-(built before NRI v0.12: takes nine events only through StateChange, so
-nrikit warns about deprecations on stderr). --plugin-path replaces them,
+(built before NRI v0.12: takes nine events only through StateChange, which
+the report lists under DEPRECATIONS). --plugin-path replaces them,
 --no-samples leaves them out; --socket alone keeps them next to the
 external plugins.
 
@@ -110,7 +108,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	noOwners := fs.Bool("no-owners", false, "leave out nritest's own validator 99-nritest-owners (changes are then not attributed)")
 	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
-	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr (default: warnings only)")
+	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr as they come (default: its warnings, less deprecations, after the report)")
 	fs.Usage = func() {} // the flag package's error line is enough
 	err := fs.Parse(args)
 	if err == nil {
@@ -180,8 +178,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return exitUsage
 	}
-	rep, err := simulate(ctx, cfg, stderr)
+	logs := newRunLog(stderr, cfg.verbose)
+	rep, err := simulate(ctx, cfg, logs.entry, stderr)
 	if err != nil {
+		logs.flush()
 		fmt.Fprintf(stderr, "nritest: %v\n", err)
 		return exitFailed
 	}
@@ -190,6 +190,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = rep.writeText(stdout)
 	}
+	logs.flush() // the logs come after the report; why the run failed, last
 	if err != nil {
 		fmt.Fprintf(stderr, "nritest: writing the report: %v\n", err)
 		return exitFailed
@@ -201,15 +202,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-// newLogger logs nrikit's warnings (or everything, verbose) to w.
-func newLogger(w io.Writer, verbose bool) *logrus.Entry {
-	l := logrus.New()
-	l.SetOutput(w)
-	l.SetLevel(logrus.WarnLevel)
-	if verbose {
-		l.SetLevel(logrus.DebugLevel)
-	}
-	return logrus.NewEntry(l)
 }

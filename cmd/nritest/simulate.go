@@ -16,8 +16,7 @@ import (
 
 // simulate runs the runtime: start the plugins, wait for external ones,
 // drive the lifecycle, stop, and report.
-func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error) {
-	log := newLogger(stderr, cfg.verbose)
+func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) (*Report, error) {
 	rep := &Report{
 		Runtime:         runtimeName + " " + runtimeVersion,
 		NRIVersion:      adaptation.Version,
