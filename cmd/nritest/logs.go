@@ -33,6 +33,28 @@ func newRunLog(stderr io.Writer, verbose bool) *runLog {
 	return rl
 }
 
+// adoptStandardLogger sends the logs of the libraries nrikit uses (ttrpc logs
+// through logrus's standard logger) the same way as nrikit's, until the
+// returned function restores it.
+func (l *runLog) adoptStandardLogger() (restore func()) {
+	standardMu.Lock()
+	defer standardMu.Unlock()
+	std := logrus.StandardLogger()
+	out, level := std.Out, std.GetLevel()
+	std.SetOutput(l.entry.Logger.Out)
+	std.SetLevel(l.entry.Logger.GetLevel())
+	return func() {
+		standardMu.Lock()
+		defer standardMu.Unlock()
+		std.SetOutput(out)
+		std.SetLevel(level)
+	}
+}
+
+// standardMu orders the runs (tests run several at once) that adopt the
+// standard logger: logrus reads its Out field unlocked.
+var standardMu sync.Mutex
+
 // flush writes the held logs to stderr, after the report.
 func (l *runLog) flush() {
 	if l.held != nil {

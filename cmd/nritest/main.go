@@ -94,17 +94,17 @@ Flags (-flag and --flag are the same):
 func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("nritest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // its errors are printed below, as nritest's
 	fs.StringVar(&c.pluginPath, "plugin-path", "", "run the pre-installed plugins in `DIR` instead of the samples (\"\" for none)")
 	fs.BoolVar(&c.noSamples, "no-samples", false, "run no sample plugins (same as --plugin-path \"\")")
 	fs.StringVar(&c.configPath, "plugin-config-path", "", "read the pre-installed plugins' configs from `DIR` (default: none)")
 	fs.StringVar(&c.socket, "socket", "", "also accept external plugins on the unix socket `PATH` (the samples still run unless --no-samples)")
 	fs.IntVar(&c.wait, "wait", 0, "wait for `N` external plugins to connect before driving the lifecycle (needs --socket)")
-	fs.DurationVar(&c.waitTimeout, "wait-timeout", 30*time.Second, "give up waiting for external plugins after `DURATION`")
-	fs.DurationVar(&c.regTimeout, "registration-timeout", adaptation.DefaultRegistrationTimeout, "give a plugin `DURATION` to register once it has started or connected")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "give a plugin `DURATION` for each event call, Configure and Shutdown")
-	fs.DurationVar(&c.syncTimeout, "sync-timeout", adaptation.DefaultSyncTimeout, "give a plugin `DURATION` for each Synchronize message when it joins")
-	fs.DurationVar(&c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
+	durationVar(fs, &c.waitTimeout, "wait-timeout", 30*time.Second, "give up waiting for external plugins after `DURATION`")
+	durationVar(fs, &c.regTimeout, "registration-timeout", adaptation.DefaultRegistrationTimeout, "give a plugin `DURATION` to register once it has started or connected")
+	durationVar(fs, &c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "give a plugin `DURATION` for each event call, Configure and Shutdown")
+	durationVar(fs, &c.syncTimeout, "sync-timeout", adaptation.DefaultSyncTimeout, "give a plugin `DURATION` for each Synchronize message when it joins")
+	durationVar(fs, &c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
 	noOwners := fs.Bool("no-owners", false, "leave out nritest's own validator 99-nritest-owners (changes are then not attributed)")
 	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
@@ -113,9 +113,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	err := fs.Parse(args)
 	if err == nil {
 		err = c.check(fs.Args())
-		if err != nil {
-			fmt.Fprintf(stderr, "nritest: %v\n", err)
-		}
+	}
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stderr, "nritest: %v\n", err)
 	}
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -150,7 +150,10 @@ func (c config) check(rest []string) error {
 	case c.linger < 0:
 		return errors.New("--linger must not be negative")
 	}
-	return checkDir("--plugin-path", c.pluginPath)
+	if err := checkDir("--plugin-path", c.pluginPath); err != nil {
+		return err
+	}
+	return checkDir("--plugin-config-path", c.configPath)
 }
 
 // checkDir refuses a directory flag that names no directory: nrikit would
@@ -179,6 +182,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	logs := newRunLog(stderr, cfg.verbose)
+	defer logs.adoptStandardLogger()()
 	rep, err := simulate(ctx, cfg, logs.entry, stderr)
 	if err != nil {
 		logs.flush()
