@@ -16,11 +16,20 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
+// schemaVersion is Report.SchemaVersion: 2 made lists arrays
+// (plugins[].events), change kinds enumerated (changes[].what) and added
+// calls[].error and stopped.
+const schemaVersion = 2
+
 // sinceLayout is RFC 3339 to the millisecond, for deprecations.
 const sinceLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // Report is the outcome of one run; the text and JSON forms show the same.
 type Report struct {
+	// SchemaVersion is the version of the report's JSON form
+	// (report.schema.json): it changes when a field changes meaning or
+	// goes away, not when one is added.
+	SchemaVersion   int                  `json:"schema_version"`
 	Runtime         string               `json:"runtime"`
 	NRIVersion      string               `json:"nri_version"`
 	Plugins         string               `json:"plugin_source"` // where the plugins came from
@@ -64,11 +73,12 @@ type EventReport struct {
 
 // PluginReport is one active plugin at the end of the lifecycle.
 type PluginReport struct {
-	Plugin      string `json:"plugin"`
-	Kind        string `json:"kind"`
-	PID         int    `json:"pid,omitempty"`
-	Events      string `json:"events"` // "all", or "CreateContainer,StopContainer"
-	StateChange bool   `json:"state_change"`
+	Plugin      string   `json:"plugin"`
+	Kind        string   `json:"kind"`
+	PID         int      `json:"pid,omitempty"`
+	Events      []string `json:"events"` // "CreateContainer", "StopContainer": every event it takes
+	AllEvents   bool     `json:"all_events"`
+	StateChange bool     `json:"state_change"`
 	// Own marks nritest's own plugin (99-nritest-owners), not under test.
 	Own bool `json:"own,omitempty"`
 	// About says what a sample plugin, or nritest's own, does.
@@ -88,26 +98,11 @@ func pluginReports(infos []adaptation.PluginInfo, about map[string]string) []Plu
 	out := make([]PluginReport, 0, len(infos))
 	for _, p := range infos {
 		out = append(out, PluginReport{
-			Plugin: p.Plugin, Kind: p.Kind, PID: p.PID, Events: eventList(p.Events), StateChange: p.StateChange,
+			Plugin: p.Plugin, Kind: p.Kind, PID: p.PID, Events: p.Events, AllEvents: len(p.Events) == len(api.AllEvents.Events()), StateChange: p.StateChange,
 			Own: p.Plugin == ownersID && p.Kind == adaptation.KindBuiltin, About: about[p.Plugin],
 		})
 	}
 	return out
-}
-
-// eventList turns a subscription as nrikit lists it ("all",
-// "createcontainer,stopcontainer") into the event names of the rest of the
-// report: "all", "CreateContainer,StopContainer".
-func eventList(events string) string {
-	m, err := api.ParseEventMask(events)
-	if err != nil || m&api.AllEvents == api.AllEvents {
-		return events
-	}
-	names := make([]string, 0, len(m.Events()))
-	for _, e := range m.Events() {
-		names = append(names, e.Name())
-	}
-	return strings.Join(names, ",")
 }
 
 func deprecationReports(deps []adaptation.PluginDeprecation) []DeprecationReport {
@@ -315,7 +310,7 @@ func changeGroups(changes []Change, calls []Call) []changeGroup {
 	var rest []string
 	for _, c := range changes {
 		if c.Plugin == "" {
-			rest = append(rest, c.What)
+			rest = append(rest, c.Text)
 			continue
 		}
 		i := slices.IndexFunc(groups, func(g changeGroup) bool { return g.by == c.Plugin })
@@ -323,7 +318,7 @@ func changeGroups(changes []Change, calls []Call) []changeGroup {
 			i = len(groups)
 			groups = append(groups, changeGroup{by: c.Plugin})
 		}
-		groups[i].lines = append(groups[i].lines, c.What)
+		groups[i].lines = append(groups[i].lines, c.Text)
 	}
 	slices.SortFunc(groups, func(a, b changeGroup) int { return strings.Compare(a.by, b.by) })
 	if len(rest) > 0 {
@@ -385,7 +380,10 @@ func (r *Report) textPlugins(w io.Writer) {
 		if p.PID != 0 {
 			pid = strconv.Itoa(p.PID)
 		}
-		events := chunk(strings.Split(p.Events, ","), 3)
+		events := chunk(p.Events, 3)
+		if p.AllEvents {
+			events = []string{"all"}
+		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s", p.Plugin, p.Kind, pid, events[0], sc)
 		if about {
 			fmt.Fprintf(w, "\t%s", p.About)

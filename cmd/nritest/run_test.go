@@ -111,19 +111,19 @@ func TestJSON(t *testing.T) {
 	}
 	for _, e := range rep.Events {
 		for _, c := range e.Changes {
-			if !strings.Contains(text.stdout, c.What) {
-				t.Errorf("change %q of %s not in the text report", c.What, e.Event)
+			if !strings.Contains(text.stdout, c.Text) {
+				t.Errorf("change %q of %s not in the text report", c.Text, e.Event)
 			}
 		}
 	}
 
 	create := rep.Events[1]
 	wantChanges := []Change{
-		{Plugin: "20-annotator", What: "annotations: " + sampleAnnotation + "=true"},
-		{Plugin: "20-annotator", What: "env: " + sampleEnv + "=true"},
+		{Plugin: "20-annotator", Text: "annotations: " + sampleAnnotation + "=true"},
+		{Plugin: "20-annotator", Text: "env: " + sampleEnv + "=true"},
 	}
-	if create.Event != "CreateContainer" || !slices.Equal(create.Changes, wantChanges) {
-		t.Errorf("CreateContainer changes = %q, want %q", create.Changes, wantChanges)
+	if create.Event != "CreateContainer" || !slices.Equal(plainChanges(create.Changes), wantChanges) {
+		t.Errorf("CreateContainer changes = %+v, want %+v", create.Changes, wantChanges)
 	}
 	for _, c := range create.Calls {
 		if want := c.Plugin == "20-annotator" && c.Event == ""; (c.Adjusted == 1) != want {
@@ -135,12 +135,12 @@ func TestJSON(t *testing.T) {
 	}
 	for _, p := range rep.Active {
 		if p.Own {
-			if p.Plugin != ownersID || p.Kind != "builtin" || p.Events != "ValidateContainerAdjustment" || p.About == "" {
+			if p.Plugin != ownersID || p.Kind != "builtin" || !slices.Equal(p.Events, []string{"ValidateContainerAdjustment"}) || p.AllEvents || p.About == "" {
 				t.Errorf("nritest's own plugin %+v", p)
 			}
 			continue
 		}
-		if p.Kind != "pre-installed" || p.PID == 0 || p.Events != "all" || p.StateChange != (p.Plugin == "30-legacy") {
+		if p.Kind != "pre-installed" || p.PID == 0 || !p.AllEvents || len(p.Events) != len(api.AllEvents.Events()) || p.StateChange != (p.Plugin == "30-legacy") {
 			t.Errorf("plugin %+v", p)
 		}
 	}
@@ -211,8 +211,8 @@ func TestPluginPath(t *testing.T) {
 	if ids := pluginIDs(rep.Active); !slices.Equal(ids, []string{"05-first", "15-creates"}) {
 		t.Errorf("plugins = %v", ids)
 	}
-	if events := rep.Active[1].Events; events != "CreateContainer" {
-		t.Errorf("15-creates events = %q, want CreateContainer", events)
+	if events := rep.Active[1].Events; !slices.Equal(events, []string{"CreateContainer"}) {
+		t.Errorf("15-creates events = %q, want [CreateContainer]", events)
 	}
 	for i, e := range jsonRows(rep) {
 		want := []string{"05-first"}

@@ -18,6 +18,7 @@ import (
 // drive the lifecycle, stop, and report.
 func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) (*Report, error) {
 	rep := &Report{
+		SchemaVersion:   schemaVersion,
 		Runtime:         runtimeName + " " + runtimeVersion,
 		NRIVersion:      adaptation.Version,
 		Socket:          cfg.socket,

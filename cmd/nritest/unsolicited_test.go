@@ -100,7 +100,7 @@ func TestUnsolicitedUpdates(t *testing.T) {
 	if rep.Linger != "1h0m0s (interrupted)" || !rep.OK {
 		t.Errorf("linger %q, ok %v", rep.Linger, rep.OK)
 	}
-	if p := rep.Active[0]; p.Plugin != "50-balancer" || p.Events != "CreateContainer,PostStartContainer" {
+	if p := rep.Active[0]; p.Plugin != "50-balancer" || !slices.Equal(p.Events, []string{"CreateContainer", "PostStartContainer"}) {
 		t.Errorf("plugin %+v", p)
 	}
 
