@@ -31,7 +31,7 @@ const (
 // Exit codes.
 const (
 	exitOK     = 0
-	exitFailed = 1 // an event or a plugin call failed, or the run could not start
+	exitFailed = 1 // a plugin or an event failed, the run stopped before the lifecycle or could not start
 	exitUsage  = 2
 )
 

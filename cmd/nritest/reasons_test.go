@@ -18,7 +18,7 @@ func TestCallFailuresHaveReasons(t *testing.T) {
 		testplugin.Config{Index: "50", Name: "picky", Behaviours: map[string]testplugin.Behaviour{"ValidateContainerAdjustment": {Fail: "not this one"}}},
 		testplugin.Config{Index: "60", Name: "crash", Behaviours: map[string]testplugin.Behaviour{"StopPodSandbox": {Exit: 3}}},
 	)
-	args := []string{"--plugin-path", pluginDir, "--request-timeout", "300ms", "--registration-timeout", "1m"}
+	args := []string{"--plugin-path", pluginDir, "--request-timeout", "2s", "--registration-timeout", "1m"}
 	r := runCmd(t, append(args, "--json")...)
 	if r.code != exitFailed {
 		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
