@@ -78,10 +78,14 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 		rep.SyncUpdates = st.syncUpdates()
 		rep.Unsolicited = st.unsolicited()
 		rep.PluginChanges = changes.reports()
+		if rep.Stopped != "" {
+			// Only now, once Stop has waited for them, are all replacements known.
+			rep.Stopped += replacements(rep.PluginChanges)
+		}
 		rep.tally()
 		return rep
 	}
-	if err := startUp(ctx, a, rec, changes, cfg, stderr); err != nil {
+	if err := startUp(ctx, a, rec, cfg, stderr); err != nil {
 		rep.Stopped, rep.Events = err.Error(), []EventReport{}
 		return finish(), nil
 	}
@@ -101,13 +105,13 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 
 // startUp checks that the plugins the run needs have joined: every sample,
 // and --wait external plugins. An error ends the run before the lifecycle.
-func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, changes *pluginChanges, cfg config, stderr io.Writer) error {
+func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, cfg config, stderr io.Writer) error {
 	if cfg.samples {
 		if err := checkSamples(a.Plugins()); err != nil {
 			return err
 		}
 	}
-	return waitExternal(ctx, a, rec, changes, cfg, stderr)
+	return waitExternal(ctx, a, rec, cfg, stderr)
 }
 
 // options turns the command line into adaptation options.
@@ -142,7 +146,7 @@ func stopRuntime(a *adaptation.Adaptation, log *logrus.Entry) {
 
 // waitExternal waits until cfg.wait external plugins are active, woken by
 // the PluginCount metric rather than by polling.
-func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, changes *pluginChanges, cfg config, stderr io.Writer) error {
+func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, cfg config, stderr io.Writer) error {
 	if cfg.wait == 0 {
 		return nil
 	}
@@ -157,11 +161,11 @@ func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, 
 		select {
 		case <-rec.countChanged():
 		case <-deadline.C:
-			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout)%s",
-				n, cfg.wait, cfg.socket, cfg.waitTimeout, replacements(changes.reports()))
+			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout)",
+				n, cfg.wait, cfg.socket, cfg.waitTimeout)
 		case <-ctx.Done():
-			return fmt.Errorf("interrupted while waiting for external plugins (%d of %d connected)%s: %w",
-				n, cfg.wait, replacements(changes.reports()), context.Cause(ctx))
+			return fmt.Errorf("interrupted while waiting for external plugins (%d of %d connected): %w",
+				n, cfg.wait, context.Cause(ctx))
 		}
 	}
 }
