@@ -6,6 +6,7 @@ require (
 	github.com/containerd/log v0.1.0
 	github.com/containerd/ttrpc v1.2.8
 	github.com/opencontainers/runtime-spec v1.3.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sirupsen/logrus v1.9.4
 	github.com/tetratelabs/wazero v1.11.0
 	go.uber.org/goleak v1.3.0
@@ -16,5 +17,6 @@ require (
 
 require (
 	golang.org/x/sys v0.38.0 // indirect
+	golang.org/x/text v0.19.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20241021214115-324edc3d5d38 // indirect
 )

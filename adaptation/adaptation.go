@@ -176,12 +176,15 @@ func (a *Adaptation) shutdownAll(ctx context.Context, plugins []*plugin, reason 
 
 // PluginInfo describes one active plugin, for operators.
 type PluginInfo struct {
-	Plugin        string        `json:"plugin"`
-	Index         string        `json:"index"`
-	Name          string        `json:"name"`
-	Kind          string        `json:"kind"`
-	Revision      string        `json:"revision,omitempty"` // RevisionV1alpha1 or RevisionV1beta1; empty for builtin plugins
-	Events        string        `json:"events"`
+	Plugin   string `json:"plugin"`
+	Index    string `json:"index"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Revision string `json:"revision,omitempty"` // RevisionV1alpha1 or RevisionV1beta1; empty for builtin plugins
+	// Events names the subscribed events as api.Event.Name() does
+	// ("CreateContainer"), in event order; every event when the plugin
+	// subscribed to all.
+	Events        []string      `json:"events"`
 	PID           int           `json:"pid,omitempty"`
 	FailurePolicy FailurePolicy `json:"failure_policy"`
 	StateChange   bool          `json:"state_change"`
@@ -193,11 +196,19 @@ func (a *Adaptation) Plugins() []PluginInfo {
 	for _, p := range a.registry.snapshot() {
 		out = append(out, PluginInfo{
 			Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
-			Events: p.events.String(), PID: p.conn.pid(), FailurePolicy: p.policy,
+			Events: eventNames(p.events), PID: p.conn.pid(), FailurePolicy: p.policy,
 			StateChange: p.compat.stateChange.Load(),
 		})
 	}
 	return out
+}
+
+func eventNames(m api.EventMask) []string {
+	names := []string{}
+	for _, e := range m.Events() {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 // Deprecations lists the deprecated behaviour of the connected plugins.

@@ -80,6 +80,9 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 		return nil
 	}
 	f := classify(ctx, p, err)
+	if m, ok := a.opts.metrics.(CallFailureMetrics); ok {
+		m.PluginCallFailed(p.id, ev, f.outcome(), err)
+	}
 	a.opts.metrics.PluginInvoked(p.id, ev, f.outcome(), time.Since(start))
 	return a.applyPolicy(ctx, pol, ev, p, f, err)
 }

@@ -33,6 +33,14 @@ type Metrics interface {
 	PluginCount(n int)
 }
 
+// CallFailureMetrics is an optional extension of Metrics: a Metrics that
+// also implements it learns why each plugin call that did not end ok
+// failed, just before PluginInvoked reports that call. Tools that show a
+// failure next to the call (nritest) need the reason, not only the outcome.
+type CallFailureMetrics interface {
+	PluginCallFailed(plugin string, event api.Event, outcome Outcome, err error)
+}
+
 type noopMetrics struct{}
 
 func (noopMetrics) PluginInvoked(string, api.Event, Outcome, time.Duration) {}

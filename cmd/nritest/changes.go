@@ -21,8 +21,48 @@ type Change struct {
 	// Plugin is who asked for it, when known: only CreateContainer changes
 	// are attributed, from what nritest's owners validator was told. OCI
 	// hooks accumulate, so theirs may be "10-a, 20-b".
-	Plugin string `json:"plugin,omitempty"`
-	What   string `json:"what"` // "annotations: k=v, ...", "devices: /dev/null c 1:3 0666"
+	Plugin string     `json:"plugin,omitempty"`
+	What   ChangeKind `json:"what"`
+	// Container is the ID of the container changed.
+	Container string `json:"container"`
+	// Field is what an adjustment sets, by its name in the NRI API's
+	// ContainerAdjustment ("annotations", "env") or LinuxContainerAdjustment
+	// ("resources", "devices"); "resources" for an update; empty for an
+	// eviction.
+	Field string `json:"field,omitempty"`
+	// IgnoreFailure marks an update the runtime may fail to apply.
+	IgnoreFailure bool `json:"ignore_failure,omitempty"`
+	// Text is the line of the text report: "annotations: k=v, ...",
+	// "devices: /dev/null c 1:3 0666", "update ctr-2: cpu.shares=512".
+	Text string `json:"text"`
+}
+
+// ChangeKind is what kind of change a plugin asked for.
+type ChangeKind string
+
+// Change kinds.
+const (
+	ChangeAdjustment ChangeKind = "adjustment" // of the container being created
+	ChangeUpdate     ChangeKind = "update"     // of a container's resources
+	ChangeEviction   ChangeKind = "eviction"   // of a container
+)
+
+// section is one line's worth of items: a field of an adjustment, one
+// container's update or eviction.
+type section struct {
+	kind          ChangeKind
+	ctr           string
+	field         string
+	ignoreFailure bool
+}
+
+// sectionOf is the section an item of an adjustment's field name is in,
+// unless updates or evictions named it.
+func (b *items) sectionOf(name string) section {
+	if s, ok := b.sections[name]; ok {
+		return s
+	}
+	return section{kind: ChangeAdjustment, ctr: b.ctr, field: name}
 }
 
 // createChanges describes a merged CreateContainer response for container
@@ -68,8 +108,17 @@ type item struct {
 
 // items collects the items of one response, in field order.
 type items struct {
-	ctr  string // the container adjusted
-	list []item
+	ctr      string // the container adjusted
+	list     []item
+	sections map[string]section // those of updates and evictions, by name
+}
+
+// named records the section of an update or eviction line.
+func (b *items) named(name string, s section) {
+	if b.sections == nil {
+		b.sections = map[string]section{}
+	}
+	b.sections[name] = s
 }
 
 func (b *items) add(section string, f api.Field, key, text string) {
@@ -101,7 +150,11 @@ func (b *items) changes(own *api.OwningPlugins) []Change {
 	}
 	out := make([]Change, len(order))
 	for i, l := range order {
-		out[i] = Change{Plugin: l.plugin, What: l.section + ": " + strings.Join(texts[l], ", ")}
+		sec := b.sectionOf(l.section)
+		out[i] = Change{
+			Plugin: l.plugin, What: sec.kind, Container: sec.ctr, Field: sec.field, IgnoreFailure: sec.ignoreFailure,
+			Text: l.section + ": " + strings.Join(texts[l], ", "),
+		}
 	}
 	return out
 }
@@ -215,16 +268,17 @@ func markedKeys[V any](m map[string]V) []string {
 // updates adds each container update as a section of its own.
 func (b *items) updates(updates []*api.ContainerUpdate) {
 	for _, u := range updates {
-		section := "update " + u.GetContainerId()
+		name := "update " + u.GetContainerId()
 		if u.GetIgnoreFailure() {
-			section += " (failure ignored)"
+			name += " (failure ignored)"
 		}
+		b.named(name, section{kind: ChangeUpdate, ctr: u.GetContainerId(), field: "resources", ignoreFailure: u.GetIgnoreFailure()})
 		saved := b.ctr
 		b.ctr = u.GetContainerId()
 		n := len(b.list)
-		b.resources(section, u.GetLinux().GetResources())
+		b.resources(name, u.GetLinux().GetResources())
 		if len(b.list) == n {
-			b.add(section, api.Field_None, "", "nothing")
+			b.add(name, api.Field_None, "", "nothing")
 		}
 		b.ctr = saved
 	}
@@ -232,7 +286,9 @@ func (b *items) updates(updates []*api.ContainerUpdate) {
 
 func (b *items) evictions(evs []*api.ContainerEviction) {
 	for _, e := range evs {
-		b.add("evict "+e.GetContainerId(), api.Field_None, "", reasonOr(e.GetReason()))
+		name := "evict " + e.GetContainerId()
+		b.named(name, section{kind: ChangeEviction, ctr: e.GetContainerId()})
+		b.add(name, api.Field_None, "", reasonOr(e.GetReason()))
 	}
 }
 

@@ -17,8 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
@@ -33,7 +31,7 @@ const (
 // Exit codes.
 const (
 	exitOK     = 0
-	exitFailed = 1 // an event or a plugin call failed, or the run could not start
+	exitFailed = 1 // a plugin or an event failed, the run stopped before the lifecycle or could not start
 	exitUsage  = 2
 )
 
@@ -73,8 +71,8 @@ outcome and what the plugins changed; then the plugins and their deprecations.
 
 With no flags, three sample plugins run as real processes: 10-logger (every
 event, no changes), 20-annotator (adjusts CreateContainer) and 30-legacy
-(built before NRI v0.12: takes nine events only through StateChange, so
-nrikit warns about deprecations on stderr). --plugin-path replaces them,
+(built before NRI v0.12: takes nine events only through StateChange, which
+the report lists under DEPRECATIONS). --plugin-path replaces them,
 --no-samples leaves them out; --socket alone keeps them next to the
 external plugins.
 
@@ -83,7 +81,9 @@ records which plugin set what in each CreateContainer (so that the report
 can attribute changes) and accepts everything. --no-owners leaves it out.
 
 Exit status: 1 if a plugin failed to join or was dropped, an event or a
-plugin call failed, or the run could not start; 2 on usage errors; 0
+plugin call failed, the run stopped before the lifecycle (--wait-timeout,
+a sample that did not start, an interrupt while waiting; the report is
+still printed, ending with why) or could not start; 2 on usage errors; 0
 otherwise. Skipped files and replaced plugins are reported, not failures.
 
 Flags (-flag and --flag are the same):
@@ -94,28 +94,28 @@ Flags (-flag and --flag are the same):
 func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("nritest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // its errors are printed below, as nritest's
 	fs.StringVar(&c.pluginPath, "plugin-path", "", "run the pre-installed plugins in `DIR` instead of the samples (\"\" for none)")
 	fs.BoolVar(&c.noSamples, "no-samples", false, "run no sample plugins (same as --plugin-path \"\")")
 	fs.StringVar(&c.configPath, "plugin-config-path", "", "read the pre-installed plugins' configs from `DIR` (default: none)")
 	fs.StringVar(&c.socket, "socket", "", "also accept external plugins on the unix socket `PATH` (the samples still run unless --no-samples)")
 	fs.IntVar(&c.wait, "wait", 0, "wait for `N` external plugins to connect before driving the lifecycle (needs --socket)")
-	fs.DurationVar(&c.waitTimeout, "wait-timeout", 30*time.Second, "give up waiting for external plugins after `DURATION`")
-	fs.DurationVar(&c.regTimeout, "registration-timeout", adaptation.DefaultRegistrationTimeout, "give a plugin `DURATION` to register once it has started or connected")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "give a plugin `DURATION` for each event call, Configure and Shutdown")
-	fs.DurationVar(&c.syncTimeout, "sync-timeout", adaptation.DefaultSyncTimeout, "give a plugin `DURATION` for each Synchronize message when it joins")
-	fs.DurationVar(&c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
+	durationVar(fs, &c.waitTimeout, "wait-timeout", 30*time.Second, "give up waiting for external plugins after `DURATION`")
+	durationVar(fs, &c.regTimeout, "registration-timeout", adaptation.DefaultRegistrationTimeout, "give a plugin `DURATION` to register once it has started or connected")
+	durationVar(fs, &c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "give a plugin `DURATION` for each event call, Configure and Shutdown")
+	durationVar(fs, &c.syncTimeout, "sync-timeout", adaptation.DefaultSyncTimeout, "give a plugin `DURATION` for each Synchronize message when it joins")
+	durationVar(fs, &c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
 	noOwners := fs.Bool("no-owners", false, "leave out nritest's own validator 99-nritest-owners (changes are then not attributed)")
 	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
-	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr (default: warnings only)")
+	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr as they come (default: its warnings, less deprecations, after the report)")
 	fs.Usage = func() {} // the flag package's error line is enough
 	err := fs.Parse(args)
 	if err == nil {
 		err = c.check(fs.Args())
-		if err != nil {
-			fmt.Fprintf(stderr, "nritest: %v\n", err)
-		}
+	}
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stderr, "nritest: %v\n", err)
 	}
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -150,7 +150,10 @@ func (c config) check(rest []string) error {
 	case c.linger < 0:
 		return errors.New("--linger must not be negative")
 	}
-	return checkDir("--plugin-path", c.pluginPath)
+	if err := checkDir("--plugin-path", c.pluginPath); err != nil {
+		return err
+	}
+	return checkDir("--plugin-config-path", c.configPath)
 }
 
 // checkDir refuses a directory flag that names no directory: nrikit would
@@ -178,8 +181,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return exitUsage
 	}
-	rep, err := simulate(ctx, cfg, stderr)
+	logs := newRunLog(stderr, cfg.verbose)
+	defer logs.adoptStandardLogger()()
+	rep, err := simulate(ctx, cfg, logs.entry, stderr)
 	if err != nil {
+		logs.flush()
 		fmt.Fprintf(stderr, "nritest: %v\n", err)
 		return exitFailed
 	}
@@ -188,23 +194,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = rep.writeText(stdout)
 	}
+	logs.flush() // the logs come after the report; why the run failed, last
 	if err != nil {
 		fmt.Fprintf(stderr, "nritest: writing the report: %v\n", err)
 		return exitFailed
+	}
+	if rep.Stopped != "" {
+		fmt.Fprintf(stderr, "nritest: %s\n", rep.Stopped)
 	}
 	if !rep.OK {
 		return exitFailed
 	}
 	return exitOK
-}
-
-// newLogger logs nrikit's warnings (or everything, verbose) to w.
-func newLogger(w io.Writer, verbose bool) *logrus.Entry {
-	l := logrus.New()
-	l.SetOutput(w)
-	l.SetLevel(logrus.WarnLevel)
-	if verbose {
-		l.SetLevel(logrus.DebugLevel)
-	}
-	return logrus.NewEntry(l)
 }

@@ -138,8 +138,10 @@ func jsonRows(rep *Report) []row {
 	return rows
 }
 
+// parseJSON reads a JSON report, after checking it against the schema.
 func parseJSON(t *testing.T, out string) *Report {
 	t.Helper()
+	checkSchema(t, out)
 	var rep Report
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()

@@ -20,6 +20,9 @@ type Call struct {
 	Adjusted  int `json:"adjusted,omitempty"`
 	Updates   int `json:"updates,omitempty"`
 	Evictions int `json:"evictions,omitempty"`
+	// Error says why a call did not end ok: the plugin's error, the timeout,
+	// the lost connection, the validator's rejection.
+	Error string `json:"error,omitempty"`
 }
 
 // changed tells whether the plugin asked for anything.
@@ -35,14 +38,18 @@ type recorder struct {
 	step    api.Event
 	calls   []Call
 	pending map[string]counts // AdjustmentsReturned comes before PluginInvoked
+	reasons map[string]string // so does PluginCallFailed
 	stray   []Call            // calls outside any step
 	count   chan struct{}     // one buffered signal per PluginCount burst
 }
 
-var _ adaptation.Metrics = (*recorder)(nil)
+var (
+	_ adaptation.Metrics            = (*recorder)(nil)
+	_ adaptation.CallFailureMetrics = (*recorder)(nil)
+)
 
 func newRecorder() *recorder {
-	return &recorder{pending: map[string]counts{}, count: make(chan struct{}, 1)}
+	return &recorder{pending: map[string]counts{}, reasons: map[string]string{}, count: make(chan struct{}, 1)}
 }
 
 // begin starts collecting the calls of one step.
@@ -51,6 +58,7 @@ func (r *recorder) begin(ev api.Event) {
 	defer r.mu.Unlock()
 	r.inStep, r.step, r.calls = true, ev, nil
 	clear(r.pending)
+	clear(r.reasons)
 }
 
 // end returns the calls collected since begin.
@@ -83,6 +91,8 @@ func (r *recorder) PluginInvoked(plugin string, ev api.Event, outcome adaptation
 	n := r.pending[plugin]
 	delete(r.pending, plugin)
 	c.Adjusted, c.Updates, c.Evictions = n.adjusted, n.updates, n.evictions
+	c.Error = r.reasons[plugin]
+	delete(r.reasons, plugin)
 	if !r.inStep {
 		c.Event = ev.Name()
 		r.stray = append(r.stray, c)
@@ -99,6 +109,12 @@ func (r *recorder) AdjustmentsReturned(plugin string, _ api.Event, adjusted, upd
 	defer r.mu.Unlock()
 	n := r.pending[plugin]
 	r.pending[plugin] = counts{n.adjusted + adjusted, n.updates + updates, n.evictions + evictions}
+}
+
+func (r *recorder) PluginCallFailed(plugin string, _ api.Event, _ adaptation.Outcome, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reasons[plugin] = err.Error()
 }
 
 func (r *recorder) PluginCount(int) {

@@ -16,11 +16,20 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
+// schemaVersion is Report.SchemaVersion: 2 made lists arrays
+// (plugins[].events), change kinds enumerated (changes[].what) and added
+// calls[].error and stopped.
+const schemaVersion = 2
+
 // sinceLayout is RFC 3339 to the millisecond, for deprecations.
 const sinceLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // Report is the outcome of one run; the text and JSON forms show the same.
 type Report struct {
+	// SchemaVersion is the version of the report's JSON form
+	// (report.schema.json): it changes when a field changes meaning or
+	// goes away, not when one is added.
+	SchemaVersion   int                  `json:"schema_version"`
 	Runtime         string               `json:"runtime"`
 	NRIVersion      string               `json:"nri_version"`
 	Plugins         string               `json:"plugin_source"` // where the plugins came from
@@ -39,9 +48,12 @@ type Report struct {
 	PluginChanges   []PluginChangeReport `json:"plugin_changes,omitempty"`
 	Dropped         []string             `json:"dropped,omitempty"` // dropped before the end
 	Deprecations    []DeprecationReport  `json:"deprecations"`
-	FailedEvents    int                  `json:"failed_events"`
-	FailedCalls     int                  `json:"failed_calls"` // plugin calls not ok
-	OK              bool                 `json:"ok"`
+	// Stopped says why the run ended before the lifecycle; the report then
+	// has what was observed until then.
+	Stopped      string `json:"stopped,omitempty"`
+	FailedEvents int    `json:"failed_events"`
+	FailedCalls  int    `json:"failed_calls"` // plugin calls not ok
+	OK           bool   `json:"ok"`
 }
 
 // EventReport is one lifecycle call of the runtime.
@@ -61,12 +73,13 @@ type EventReport struct {
 
 // PluginReport is one active plugin at the end of the lifecycle.
 type PluginReport struct {
-	Plugin      string `json:"plugin"`
-	Kind        string `json:"kind"`
-	Revision    string `json:"revision,omitempty"` // protocol revision: v1alpha1, v1beta1; none for builtins
-	PID         int    `json:"pid,omitempty"`
-	Events      string `json:"events"` // "all", or "CreateContainer,StopContainer"
-	StateChange bool   `json:"state_change"`
+	Plugin      string   `json:"plugin"`
+	Kind        string   `json:"kind"`
+	Revision    string   `json:"revision,omitempty"` // protocol revision: v1alpha1, v1beta1; none for builtins
+	PID         int      `json:"pid,omitempty"`
+	Events      []string `json:"events"` // "CreateContainer", "StopContainer": every event it takes
+	AllEvents   bool     `json:"all_events"`
+	StateChange bool     `json:"state_change"`
 	// Own marks nritest's own plugin (99-nritest-owners), not under test.
 	Own bool `json:"own,omitempty"`
 	// About says what a sample plugin, or nritest's own, does.
@@ -86,26 +99,11 @@ func pluginReports(infos []adaptation.PluginInfo, about map[string]string) []Plu
 	out := make([]PluginReport, 0, len(infos))
 	for _, p := range infos {
 		out = append(out, PluginReport{
-			Plugin: p.Plugin, Kind: p.Kind, Revision: p.Revision, PID: p.PID, Events: eventList(p.Events), StateChange: p.StateChange,
+			Plugin: p.Plugin, Kind: p.Kind, Revision: p.Revision, PID: p.PID, Events: p.Events, AllEvents: len(p.Events) == len(api.AllEvents.Events()), StateChange: p.StateChange,
 			Own: p.Plugin == ownersID && p.Kind == adaptation.KindBuiltin, About: about[p.Plugin],
 		})
 	}
 	return out
-}
-
-// eventList turns a subscription as nrikit lists it ("all",
-// "createcontainer,stopcontainer") into the event names of the rest of the
-// report: "all", "CreateContainer,StopContainer".
-func eventList(events string) string {
-	m, err := api.ParseEventMask(events)
-	if err != nil || m&api.AllEvents == api.AllEvents {
-		return events
-	}
-	names := make([]string, 0, len(m.Events()))
-	for _, e := range m.Events() {
-		names = append(names, e.Name())
-	}
-	return strings.Join(names, ",")
 }
 
 func deprecationReports(deps []adaptation.PluginDeprecation) []DeprecationReport {
@@ -130,7 +128,7 @@ func (r *Report) tally() {
 		r.FailedCalls += failedCalls(e.Calls)
 	}
 	r.Dropped = dropped(r.PluginChanges)
-	r.OK = r.FailedEvents == 0 && r.FailedCalls == 0 && troubles(r.PluginChanges) == 0
+	r.OK = r.Stopped == "" && r.FailedEvents == 0 && r.FailedCalls == 0 && troubles(r.PluginChanges) == 0
 }
 
 func failedCalls(calls []Call) int {
@@ -196,6 +194,10 @@ func (r *Report) textHeader(w io.Writer) {
 // CreateContainer, say) get a row of their own below.
 func (r *Report) textEvents(w io.Writer) {
 	fmt.Fprintln(w, "EVENTS (each plugin call as: plugin outcome latency, in call order; validators are called at once)")
+	if r.Stopped != "" && len(r.Events) == 0 {
+		fmt.Fprint(w, "(none: the run stopped before the lifecycle)\n\n")
+		return
+	}
 	fmt.Fprintln(w, "#\tEVENT\tTARGET\tRESULT\tPLUGIN CALLS")
 	width := r.callWidth()
 	for _, e := range r.Events {
@@ -214,6 +216,7 @@ func (r *Report) textEvents(w io.Writer) {
 		for _, g := range groups[1:] {
 			fmt.Fprintf(w, "\t+ %s\t\t\t%s\n", g.event, callCells(g.calls, width))
 		}
+		callReasons(w, e.Calls, e.Error)
 		if e.Error != "" {
 			fmt.Fprintf(w, "\t\t\t\terror: %s\n", e.Error)
 		}
@@ -222,8 +225,25 @@ func (r *Report) textEvents(w io.Writer) {
 		for _, g := range byEvent(r.Outside)[1:] {
 			fmt.Fprintf(w, "-\t%s\t(between steps)\t\t%s\n", g.event, callCells(g.calls, width))
 		}
+		callReasons(w, r.Outside, "")
 	}
 	fmt.Fprintln(w)
+}
+
+// callReasons writes why each call that did not end ok failed, one line
+// each under the event's row, unless the event's own error (which names the
+// plugin) already says it.
+func callReasons(w io.Writer, calls []Call, eventErr string) {
+	for _, c := range calls {
+		if c.Outcome == adaptation.OutcomeOK || c.Error != "" && strings.Contains(eventErr, c.Error) {
+			continue
+		}
+		reason := c.Error
+		if reason == "" {
+			reason = "(no reason given)"
+		}
+		fmt.Fprintf(w, "\t\t\t\t%s %s: %s\n", c.Plugin, c.Outcome, reason)
+	}
 }
 
 type callGroup struct {
@@ -291,7 +311,7 @@ func changeGroups(changes []Change, calls []Call) []changeGroup {
 	var rest []string
 	for _, c := range changes {
 		if c.Plugin == "" {
-			rest = append(rest, c.What)
+			rest = append(rest, c.Text)
 			continue
 		}
 		i := slices.IndexFunc(groups, func(g changeGroup) bool { return g.by == c.Plugin })
@@ -299,7 +319,7 @@ func changeGroups(changes []Change, calls []Call) []changeGroup {
 			i = len(groups)
 			groups = append(groups, changeGroup{by: c.Plugin})
 		}
-		groups[i].lines = append(groups[i].lines, c.What)
+		groups[i].lines = append(groups[i].lines, c.Text)
 	}
 	slices.SortFunc(groups, func(a, b changeGroup) int { return strings.Compare(a.by, b.by) })
 	if len(rest) > 0 {
@@ -361,7 +381,10 @@ func (r *Report) textPlugins(w io.Writer) {
 		if p.PID != 0 {
 			pid = strconv.Itoa(p.PID)
 		}
-		events := chunk(strings.Split(p.Events, ","), 3)
+		events := chunk(p.Events, 3)
+		if p.AllEvents {
+			events = []string{"all"}
+		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", p.Plugin, p.Kind, orDash(p.Revision), pid, events[0], sc)
 		if about {
 			fmt.Fprintf(w, "\t%s", p.About)
@@ -435,6 +458,9 @@ func (r *Report) textSummary(w io.Writer) {
 		fmt.Fprintf(w, "; unsolicited updates: %d (%d failed)", n, failedUpdates(r.Unsolicited))
 	}
 	fmt.Fprintln(w)
+	if r.Stopped != "" {
+		fmt.Fprintf(w, "STOPPED EARLY: %s\n", r.Stopped)
+	}
 }
 
 // deprecated names the plugins with deprecations, or says "none".

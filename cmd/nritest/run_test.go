@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -79,16 +80,13 @@ func TestDefaultRun(t *testing.T) {
 		if !strings.Contains(r.stdout[strings.Index(r.stdout, "DEPRECATIONS"):], e) {
 			t.Errorf("deprecation does not list %s", e)
 		}
-		// And the warning on stderr.
-		if !strings.Contains(r.stderr, "event="+e) {
-			t.Errorf("no deprecation warning for %s on stderr:\n%s", e, r.stderr)
-		}
 	}
 	if !strings.Contains(r.stdout, "RESULT: ok") {
 		t.Errorf("no ok verdict:\n%s", r.stdout)
 	}
-	if strings.Contains(r.stderr, "level=debug") || strings.Contains(r.stderr, "level=info") {
-		t.Errorf("debug or info logs without -v:\n%s", r.stderr)
+	// The deprecations are the report's; nothing else is worth a log line.
+	if r.stderr != "" {
+		t.Errorf("stderr without -v:\n%s", r.stderr)
 	}
 }
 
@@ -113,19 +111,19 @@ func TestJSON(t *testing.T) {
 	}
 	for _, e := range rep.Events {
 		for _, c := range e.Changes {
-			if !strings.Contains(text.stdout, c.What) {
-				t.Errorf("change %q of %s not in the text report", c.What, e.Event)
+			if !strings.Contains(text.stdout, c.Text) {
+				t.Errorf("change %q of %s not in the text report", c.Text, e.Event)
 			}
 		}
 	}
 
 	create := rep.Events[1]
 	wantChanges := []Change{
-		{Plugin: "20-annotator", What: "annotations: " + sampleAnnotation + "=true"},
-		{Plugin: "20-annotator", What: "env: " + sampleEnv + "=true"},
+		{Plugin: "20-annotator", Text: "annotations: " + sampleAnnotation + "=true"},
+		{Plugin: "20-annotator", Text: "env: " + sampleEnv + "=true"},
 	}
-	if create.Event != "CreateContainer" || !slices.Equal(create.Changes, wantChanges) {
-		t.Errorf("CreateContainer changes = %q, want %q", create.Changes, wantChanges)
+	if create.Event != "CreateContainer" || !slices.Equal(plainChanges(create.Changes), wantChanges) {
+		t.Errorf("CreateContainer changes = %+v, want %+v", create.Changes, wantChanges)
 	}
 	for _, c := range create.Calls {
 		if want := c.Plugin == "20-annotator" && c.Event == ""; (c.Adjusted == 1) != want {
@@ -137,12 +135,12 @@ func TestJSON(t *testing.T) {
 	}
 	for _, p := range rep.Active {
 		if p.Own {
-			if p.Plugin != ownersID || p.Kind != "builtin" || p.Events != "ValidateContainerAdjustment" || p.About == "" {
+			if p.Plugin != ownersID || p.Kind != "builtin" || !slices.Equal(p.Events, []string{"ValidateContainerAdjustment"}) || p.AllEvents || p.About == "" {
 				t.Errorf("nritest's own plugin %+v", p)
 			}
 			continue
 		}
-		if p.Kind != "pre-installed" || p.PID == 0 || p.Events != "all" || p.StateChange != (p.Plugin == "30-legacy") {
+		if p.Kind != "pre-installed" || p.PID == 0 || !p.AllEvents || len(p.Events) != len(api.AllEvents.Events()) || p.StateChange != (p.Plugin == "30-legacy") {
 			t.Errorf("plugin %+v", p)
 		}
 	}
@@ -213,8 +211,8 @@ func TestPluginPath(t *testing.T) {
 	if ids := pluginIDs(rep.Active); !slices.Equal(ids, []string{"05-first", "15-creates"}) {
 		t.Errorf("plugins = %v", ids)
 	}
-	if events := rep.Active[1].Events; events != "CreateContainer" {
-		t.Errorf("15-creates events = %q, want CreateContainer", events)
+	if events := rep.Active[1].Events; !slices.Equal(events, []string{"CreateContainer"}) {
+		t.Errorf("15-creates events = %q, want [CreateContainer]", events)
 	}
 	for i, e := range jsonRows(rep) {
 		want := []string{"05-first"}
@@ -458,12 +456,81 @@ func TestSocketWait(t *testing.T) {
 	}
 }
 
+// TestWaitTimeout: a run that gives up waiting still prints its report,
+// JSON or text, then says why it stopped, and exits 1.
 func TestWaitTimeout(t *testing.T) {
 	t.Parallel()
 	sock := filepath.Join(shortTempDir(t), "nri.sock")
-	r := runCmd(t, "--plugin-path", "", "--socket", sock, "--wait", "2", "--wait-timeout", "200ms")
-	if r.code != exitFailed || r.stdout != "" || !strings.Contains(r.stderr, "only 0 of 2 external plugins") {
-		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	args := []string{"--socket", sock, "--wait", "2", "--wait-timeout", "200ms"}
+	r := runCmd(t, append(args, "--json")...)
+	if r.code != exitFailed || !strings.Contains(r.stderr, "nritest: only 0 of 2 external plugins") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	if rep.OK || !strings.HasPrefix(rep.Stopped, "only 0 of 2 external plugins") || len(rep.Events) != 0 {
+		t.Errorf("ok %v, stopped %q, events %+v", rep.OK, rep.Stopped, rep.Events)
+	}
+	if !slices.Equal(pluginIDs(rep.Active), samples) { // what joined is still reported
+		t.Errorf("plugins %v, want the samples", pluginIDs(rep.Active))
+	}
+
+	r = runCmd(t, args...)
+	for _, want := range []string{"nritest: simulated runtime", "PLUGINS", "RESULT: FAILED", "STOPPED EARLY: only 0 of 2 external plugins"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r.code != exitFailed || !strings.HasSuffix(r.stdout, "(--wait-timeout)\n") {
+		t.Errorf("exit %d; the report does not end with why it stopped:\n%s", r.code, r.stdout)
+	}
+}
+
+// TestWaitReplaced: two external plugins of the same name count once, and
+// the report says that one replaced the other.
+func TestWaitReplaced(t *testing.T) {
+	t.Parallel()
+	dir := shortTempDir(t)
+	sock := filepath.Join(dir, "nri.sock")
+	stderr := &lockedWriter{w: &bytes.Buffer{}}
+	waiting := stderr.watch("nritest: waiting")
+	ctx, interrupt := context.WithCancel(context.Background())
+	defer interrupt()
+	finished := make(chan result, 1)
+	go func() {
+		finished <- runCtx(ctx, stderr, "-v", "--json", "--no-samples", "--socket", sock, "--wait", "2", "--wait-timeout", "1m")
+	}()
+	select {
+	case <-waiting:
+	case r := <-finished:
+		t.Fatalf("run ended before waiting: exit %d\n%s", r.code, r.stderr)
+	}
+	replacedLog := stderr.watch("plugin replaced by a new instance") // one watch at a time
+	cfg := testplugin.Config{Index: "50", Name: "twin", SocketPath: sock}
+	for i := range 2 {
+		pctx, stopPlugin := context.WithCancel(context.Background())
+		cmd, err := testplugin.StartExternal(pctx, cfg, filepath.Join(dir, fmt.Sprintf("twin%d.json", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stopPlugin(); cmd.Wait() })
+	}
+	select {
+	case <-replacedLog: // both joined, as one
+	case <-time.After(testLimit):
+		t.Fatal("the second plugin never replaced the first")
+	}
+	interrupt() // Ctrl-C: the wait for a second plugin would never end
+	r := <-finished
+	if r.code != exitFailed {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	want := "50-twin connected more than once: each new instance replaced the earlier one"
+	if !strings.Contains(rep.Stopped, "(1 of 2 connected)") || !strings.Contains(rep.Stopped, want) {
+		t.Errorf("stopped %q, want it to say 1 of 2 and %q", rep.Stopped, want)
+	}
+	if !slices.ContainsFunc(rep.PluginChanges, func(c PluginChangeReport) bool { return c.Plugin == "50-twin" && c.Reason == "replaced" }) {
+		t.Errorf("plugin changes %+v lack 50-twin replaced", rep.PluginChanges)
 	}
 }
 

@@ -83,7 +83,7 @@ func checkSamples(active []adaptation.PluginInfo) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("sample plugin(s) %s did not start (see the warnings above; is %s mounted noexec?)",
+		return fmt.Errorf("sample plugin(s) %s did not start (see PLUGIN CHANGES; is %s mounted noexec?)",
 			strings.Join(missing, ", "), os.TempDir())
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -16,9 +18,9 @@ import (
 
 // simulate runs the runtime: start the plugins, wait for external ones,
 // drive the lifecycle, stop, and report.
-func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error) {
-	log := newLogger(stderr, cfg.verbose)
+func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) (*Report, error) {
 	rep := &Report{
+		SchemaVersion:   schemaVersion,
 		Runtime:         runtimeName + " " + runtimeVersion,
 		NRIVersion:      adaptation.Version,
 		Socket:          cfg.socket,
@@ -61,16 +63,34 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 		}
 	}
 	defer stop()
-	if cfg.samples {
-		if err := checkSamples(a.Plugins()); err != nil {
-			return nil, err
-		}
-	}
-	if err := waitExternal(ctx, a, rec, cfg, stderr); err != nil {
-		return nil, err
-	}
 	d := newDriver(a, st, cfg.meta)
 	d.owners = own
+	rep.Workload, rep.Metadata = d.workload(), d.metadata()
+	about := map[string]string{ownersID: ownersAbout}
+	if cfg.samples {
+		maps.Copy(about, sampleAbout)
+	}
+	// finish reports what the run observed, however far it got.
+	finish := func() *Report {
+		rep.Active = pluginReports(a.Plugins(), about)
+		rep.Deprecations = deprecationReports(deps.list())
+		st.setPhase(phaseStopping)
+		stop()
+		rep.Outside = rec.strays()
+		rep.SyncUpdates = st.syncUpdates()
+		rep.Unsolicited = st.unsolicited()
+		rep.PluginChanges = changes.reports()
+		if rep.Stopped != "" {
+			// Only now, once Stop has waited for them, are all replacements known.
+			rep.Stopped += replacements(rep.PluginChanges)
+		}
+		rep.tally()
+		return rep
+	}
+	if err := startUp(ctx, a, rec, cfg, stderr); err != nil {
+		rep.Stopped, rep.Events = err.Error(), []EventReport{}
+		return finish(), nil
+	}
 	if cfg.linger > 0 {
 		d.pause = func(ctx context.Context) {
 			st.setPhase(phaseLinger)
@@ -80,23 +100,20 @@ func simulate(ctx context.Context, cfg config, stderr io.Writer) (*Report, error
 			}
 		}
 	}
-	rep.Workload, rep.Metadata = d.workload(), d.metadata()
 	changes.lifecycleStarts()
 	rep.Events = d.drive(ctx, rec)
-	about := map[string]string{ownersID: ownersAbout}
+	return finish(), nil
+}
+
+// startUp checks that the plugins the run needs have joined: every sample,
+// and --wait external plugins. An error ends the run before the lifecycle.
+func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, cfg config, stderr io.Writer) error {
 	if cfg.samples {
-		maps.Copy(about, sampleAbout)
+		if err := checkSamples(a.Plugins()); err != nil {
+			return err
+		}
 	}
-	rep.Active = pluginReports(a.Plugins(), about)
-	rep.Deprecations = deprecationReports(deps.list())
-	st.setPhase(phaseStopping)
-	stop()
-	rep.Outside = rec.strays()
-	rep.SyncUpdates = st.syncUpdates()
-	rep.Unsolicited = st.unsolicited()
-	rep.PluginChanges = changes.reports()
-	rep.tally()
-	return rep, nil
+	return waitExternal(ctx, a, rec, cfg, stderr)
 }
 
 // options turns the command line into adaptation options.
@@ -151,9 +168,11 @@ func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, 
 		select {
 		case <-rec.countChanged():
 		case <-deadline.C:
-			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout)", n, cfg.wait, cfg.socket, cfg.waitTimeout)
+			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout)",
+				n, cfg.wait, cfg.socket, cfg.waitTimeout)
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for external plugins: %w", context.Cause(ctx))
+			return fmt.Errorf("interrupted while waiting for external plugins (%d of %d connected): %w",
+				n, cfg.wait, context.Cause(ctx))
 		}
 	}
 }
@@ -166,4 +185,19 @@ func countExternal(infos []adaptation.PluginInfo) int {
 		}
 	}
 	return n
+}
+
+// replacements says which plugins connected again under the same index and
+// name, each replacing the earlier instance: they count once.
+func replacements(changes []PluginChangeReport) string {
+	var ids []string
+	for _, c := range changes {
+		if replaced(c) && !slices.Contains(ids, c.Plugin) {
+			ids = append(ids, c.Plugin)
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(ids, ", ") + " connected more than once: each new instance replaced the earlier one, and counts once"
 }

@@ -73,11 +73,11 @@ func TestSyncUpdates(t *testing.T) {
 
 	rep := parseJSON(t, r.stdout)
 	want := []SyncUpdate{
-		{During: phaseStartUp, ContainerID: "ctr-1", Changes: "cpu.shares=256", Result: updateFailed, Reason: "no such container"},
-		{During: phaseLinger, ContainerID: "ctr-1", Container: "app", Changes: "cpu.shares=1024", Result: updateAccepted},
-		{During: phaseLinger, ContainerID: "ctr-9", Changes: "cpu.shares=2048", IgnoreFailure: true, Result: updateFailed, Reason: "no such container"},
+		{During: phaseStartUp, ContainerID: "ctr-1", Changes: []string{"cpu.shares=256"}, Result: updateFailed, Reason: "no such container"},
+		{During: phaseLinger, ContainerID: "ctr-1", Container: "app", Changes: []string{"cpu.shares=1024"}, Result: updateAccepted},
+		{During: phaseLinger, ContainerID: "ctr-9", Changes: []string{"cpu.shares=2048"}, IgnoreFailure: true, Result: updateFailed, Reason: "no such container"},
 	}
-	if !slices.Equal(rep.SyncUpdates, want) {
+	if !slices.EqualFunc(rep.SyncUpdates, want, sameUpdate) {
 		t.Errorf("sync updates:\n%+v\nwant\n%+v", rep.SyncUpdates, want)
 	}
 	if len(rep.Unsolicited) != 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/nrikit/nrikit/api"
 )
@@ -24,10 +25,10 @@ const (
 type UnsolicitedUpdate struct {
 	// During is what the runtime was doing: "#5 PostStartContainer app",
 	// "after #5 PostStartContainer app", "start-up", "linger", "stopping".
-	During      string `json:"during"`
-	ContainerID string `json:"container_id"`
-	Container   string `json:"container,omitempty"` // its name, when known
-	Changes     string `json:"changes"`             // "cpu.shares=512, memory.limit=256Mi"
+	During      string   `json:"during"`
+	ContainerID string   `json:"container_id"`
+	Container   string   `json:"container,omitempty"` // its name, when known
+	Changes     []string `json:"changes"`             // "cpu.shares=512", "memory.limit=256Mi"
 	// IgnoreFailure is the plugin's ignore_failure flag. A container that
 	// does not exist fails the update all the same, as in containerd.
 	IgnoreFailure bool   `json:"ignore_failure,omitempty"`
@@ -73,7 +74,7 @@ func (s *store) update(_ context.Context, updates []*api.ContainerUpdate) ([]*ap
 func (s *store) take(u *api.ContainerUpdate) UnsolicitedUpdate {
 	id := u.GetContainerId()
 	r := UnsolicitedUpdate{
-		During: s.phase, ContainerID: id, Changes: resourcesText(id, u.GetLinux().GetResources()),
+		During: s.phase, ContainerID: id, Changes: resourceList(id, u.GetLinux().GetResources()),
 		IgnoreFailure: u.GetIgnoreFailure(), Result: updateAccepted,
 	}
 	if i := slices.IndexFunc(s.ctrs, func(c *api.Container) bool { return c.GetId() == id }); i >= 0 {
@@ -96,19 +97,26 @@ func (s *store) unsolicited() []UnsolicitedUpdate {
 
 // resourcesText describes resources on one line, "nothing" when empty.
 func resourcesText(id string, res *api.LinuxResources) string {
+	return listText(resourceList(id, res))
+}
+
+// resourceList lists the resources set, "cpu.shares=512" each.
+func resourceList(id string, res *api.LinuxResources) []string {
 	b := &items{ctr: id}
 	b.resources("", res)
-	if len(b.list) == 0 {
+	out := make([]string, len(b.list))
+	for i, it := range b.list {
+		out[i] = it.text
+	}
+	return out
+}
+
+// listText joins a list for the text report, "nothing" when empty.
+func listText(list []string) string {
+	if len(list) == 0 {
 		return "nothing"
 	}
-	var s string
-	for i, it := range b.list {
-		if i > 0 {
-			s += ", "
-		}
-		s += it.text
-	}
-	return s
+	return strings.Join(list, ", ")
 }
 
 // updateRows writes one row per update, under the header
@@ -124,7 +132,7 @@ func updateRows(w io.Writer, updates []UnsolicitedUpdate) {
 		if u.Reason != "" {
 			result += ": " + u.Reason
 		}
-		changes := u.Changes
+		changes := listText(u.Changes)
 		if u.IgnoreFailure {
 			changes += " (ignore_failure)"
 		}

@@ -90,17 +90,17 @@ func TestUnsolicitedUpdates(t *testing.T) {
 	}
 
 	want := []UnsolicitedUpdate{
-		{During: "#5 PostStartContainer app", ContainerID: "ctr-1", Container: "app", Changes: "memory.limit=512Mi, cpu.shares=512", Result: updateAccepted},
-		{During: "#5 PostStartContainer app", ContainerID: "ctr-x", Changes: "pids.limit=10", IgnoreFailure: true, Result: updateFailed, Reason: "no such container"},
-		{During: phaseLinger, ContainerID: "ctr-1", Container: "app", Changes: "cpu.shares=1024", Result: updateAccepted},
+		{During: "#5 PostStartContainer app", ContainerID: "ctr-1", Container: "app", Changes: []string{"memory.limit=512Mi", "cpu.shares=512"}, Result: updateAccepted},
+		{During: "#5 PostStartContainer app", ContainerID: "ctr-x", Changes: []string{"pids.limit=10"}, IgnoreFailure: true, Result: updateFailed, Reason: "no such container"},
+		{During: phaseLinger, ContainerID: "ctr-1", Container: "app", Changes: []string{"cpu.shares=1024"}, Result: updateAccepted},
 	}
-	if !slices.Equal(rep.Unsolicited, want) {
+	if !slices.EqualFunc(rep.Unsolicited, want, sameUpdate) {
 		t.Errorf("unsolicited updates:\n%+v\nwant\n%+v", rep.Unsolicited, want)
 	}
 	if rep.Linger != "1h0m0s (interrupted)" || !rep.OK {
 		t.Errorf("linger %q, ok %v", rep.Linger, rep.OK)
 	}
-	if p := rep.Active[0]; p.Plugin != "50-balancer" || p.Events != "CreateContainer,PostStartContainer" {
+	if p := rep.Active[0]; p.Plugin != "50-balancer" || !slices.Equal(p.Events, []string{"CreateContainer", "PostStartContainer"}) {
 		t.Errorf("plugin %+v", p)
 	}
 
@@ -185,4 +185,10 @@ func TestLingerTimer(t *testing.T) {
 	if !linger(ctx, 0, &out) {
 		t.Error("no linger says it was interrupted")
 	}
+}
+
+// sameUpdate compares two updates field by field.
+func sameUpdate(a, b UnsolicitedUpdate) bool {
+	return a.During == b.During && a.ContainerID == b.ContainerID && a.Container == b.Container &&
+		slices.Equal(a.Changes, b.Changes) && a.IgnoreFailure == b.IgnoreFailure && a.Result == b.Result && a.Reason == b.Reason
 }
