@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
@@ -102,7 +103,7 @@ func runChurn(t *testing.T, c churnCase, workers, cycles, joins int) {
 	stayers["early"] = clock.tick()
 	var upd *updater
 	if c.updater {
-		upd = startUpdater(t, e, r)
+		upd = startUpdater(t, e)
 		stayers["updater"] = clock.tick()
 	}
 
@@ -155,7 +156,7 @@ func runChurn(t *testing.T, c churnCase, workers, cycles, joins int) {
 	close(stopChurn)
 	awaitClosed(t, churnDone, "the plugin churn to end")
 	if upd != nil {
-		upd.end(t)
+		upd.end(t, e)
 	}
 
 	recs := e.records()
@@ -251,56 +252,58 @@ func dumpGoroutines() {
 	fmt.Fprintf(os.Stderr, "=== goroutines ===\n%s\n", buf[:n])
 }
 
-// updater is a plugin, connected over the socket, that sends unsolicited
-// container updates in a loop.
+// updater is a plugin process that sends unsolicited container updates in
+// a loop, one call at a time, naming containers it heard created and not
+// removed (testplugin.UpdateLoop).
 type updater struct {
-	p     *testplugin.Plugin
-	stop  chan struct{}
-	done  chan struct{}
-	calls atomic.Int64
-	err   atomic.Pointer[error]
+	cmd *exec.Cmd
 }
 
-func startUpdater(t *testing.T, e *env, r *runtimeDouble) *updater {
+func startUpdater(t *testing.T, e *env) *updater {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	p, err := testplugin.Start(ctx, dialSocket(t, e.socket), e.plugin("95", "updater", testplugin.Config{Events: notValidating}))
-	if err != nil {
+	cmd := e.external("95", "updater", testplugin.Config{Events: notValidating,
+		UpdateLoop: &testplugin.UpdateLoop{SharesEvery: 3}})
+	e.waitPluginsInclude("95-updater")
+	return &updater{cmd: cmd}
+}
+
+// end kills the updater and waits until the runtime has dropped it, so that
+// its log is complete, then checks that its calls got through: an update of
+// a container removed meanwhile may be reported failed, but no call may be
+// refused (a ResourceExhausted would mean more than one call at a time).
+func (u *updater) end(t *testing.T, e *env) {
+	t.Helper()
+	_ = u.cmd.Process.Kill()
+	if err := awaitGone(e, "95-updater"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Close() })
-	e.waitPluginsInclude("95-updater")
-	u := &updater{p: p, stop: make(chan struct{}), done: make(chan struct{})}
-	go u.loop(r)
-	return u
-}
-
-func (u *updater) loop(r *runtimeDouble) {
-	defer close(u.done)
-	for i := 0; !isClosed(u.stop); i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-		upd := testplugin.Update{ContainerID: r.someContainer(i % 7), CPUShares: uint64(100 + i%50)}
-		_, err := u.p.UpdateContainers(ctx, []*api.ContainerUpdate{upd.ContainerUpdate()})
-		cancel()
-		if err != nil {
-			err = fmt.Errorf("UpdateContainers call %d: %w", i, err)
-			u.err.Store(&err)
-			return
+	outcomes := map[string]int{}
+	for _, r := range testplugin.Find(e.records(), "updater", testplugin.RecordUpdateContainers) {
+		outcomes[r.Outcome]++
+		if r.Outcome == testplugin.OutcomeError {
+			t.Errorf("updater: UpdateContainers of %s refused: %s", r.Container, r.Error)
 		}
-		u.calls.Add(1)
+	}
+	t.Logf("updater calls by outcome: %v", outcomes)
+	if outcomes[testplugin.OutcomeOK] == 0 {
+		t.Error("the updater plugin got no UpdateContainers call through")
 	}
 }
 
-func (u *updater) end(t *testing.T) {
-	t.Helper()
-	close(u.stop)
-	awaitClosed(t, u.done, "the UpdateContainers loop to end")
-	if err := u.err.Load(); err != nil {
-		t.Error(*err)
-	}
-	if u.calls.Load() == 0 {
-		t.Error("the updater plugin got no UpdateContainers call through")
+// awaitGone waits until no plugin of the given ID is active.
+func awaitGone(e *env, id string) error {
+	deadline := time.After(waitLimit)
+	for {
+		changed := e.metrics.changed()
+		if !slices.Contains(pluginIDs(e.a), id) {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			dumpGoroutines()
+			return fmt.Errorf("plugin %s still active %v after its process was killed", id, waitLimit)
+		}
 	}
 }
 

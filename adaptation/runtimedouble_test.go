@@ -189,18 +189,6 @@ func (r *runtimeDouble) live() []string {
 	return ids
 }
 
-// someContainer names a container of the store, or one that is gone.
-func (r *runtimeDouble) someContainer(n int) string {
-	r.storeMu.Lock()
-	defer r.storeMu.Unlock()
-	for id := range r.ctrs {
-		if n--; n < 0 {
-			return id
-		}
-	}
-	return "gone"
-}
-
 // cycle drives one pod with one container through its life, each step a
 // separate call under the runtime's lock. The store is updated before or
 // after the NRI call, by i, as runtimes differ; keep leaves both running.

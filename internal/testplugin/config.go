@@ -72,6 +72,9 @@ type Config struct {
 	// Flood, when set, makes the plugin flood the runtime with
 	// UpdateContainers calls once synchronized (see Flood).
 	Flood *Flood `json:"flood,omitempty"`
+	// UpdateLoop, when set, makes the plugin call UpdateContainers in a
+	// loop, one call at a time, once synchronized (see UpdateLoop).
+	UpdateLoop *UpdateLoop `json:"update_loop,omitempty"`
 
 	// Delay is a latency added to every event call (not to Configure,
 	// Synchronize or Shutdown) that has no Behaviour.Delay of its own, as a
@@ -152,6 +155,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.Flood.validate(); err != nil {
+		return err
+	}
+	if err := c.UpdateLoop.validate(); err != nil {
 		return err
 	}
 	if err := c.Chaos.validate(); err != nil {

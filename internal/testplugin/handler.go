@@ -34,6 +34,7 @@ type Handler struct {
 	log        *eventLog
 	pid        int
 	dice       *dice
+	known      *containerSet // containers heard created and not removed
 
 	// Chunks of a split Synchronize collected so far.
 	syncMu     sync.Mutex
@@ -81,6 +82,7 @@ func NewHandler(cfg Config) (*Handler, error) {
 		log:        l,
 		pid:        os.Getpid(),
 		dice:       newDice(cfg.Chaos),
+		known:      newContainerSet(),
 		shutdown:   make(chan struct{}),
 		synced:     make(chan struct{}),
 		closed:     make(chan struct{}),
@@ -150,8 +152,13 @@ func (h *Handler) serve(ctx context.Context, key string, rec Record, delay time.
 // event handles one lifecycle event, whichever RPC carried it.
 func (h *Handler) event(ctx context.Context, e api.Event, via string, pod *api.PodSandbox, ctr *api.Container) error {
 	rec := Record{Event: e.Name(), Via: via, Pod: pod.GetId(), Container: ctr.GetId()}
-	if e == api.Event_RUN_POD_SANDBOX {
+	switch e {
+	case api.Event_RUN_POD_SANDBOX:
 		rec.PodState = pod.GetState().String()
+	case api.Event_CREATE_CONTAINER:
+		h.known.add(ctr.GetId())
+	case api.Event_REMOVE_CONTAINER:
+		h.known.remove(ctr.GetId())
 	}
 	return h.serve(ctx, e.Name(), rec, h.delay)
 }
@@ -210,6 +217,7 @@ func (h *Handler) Synchronize(ctx context.Context, req *api.SynchronizeRequest) 
 	}
 	for _, c := range ctrs {
 		rec.Containers = append(rec.Containers, c.GetId())
+		h.known.add(c.GetId())
 	}
 	if err := h.serve(ctx, KeySynchronize, rec, 0); err != nil {
 		return nil, err

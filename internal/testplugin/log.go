@@ -31,9 +31,12 @@ type Record struct {
 	Reason     string            `json:"reason,omitempty"` // Shutdown reason
 	Config     string            `json:"config,omitempty"` // ConfigureRequest.config
 	Chunks     int               `json:"chunks,omitempty"` // Synchronize messages received
-	// Error is the error the plugin was configured to return (Behaviour.Fail).
+	// Error is the error the plugin was configured to return (Behaviour.Fail),
+	// or that an UpdateLoop call got.
 	Error string `json:"error,omitempty"`
-	PID   int    `json:"pid"`
+	// Outcome is the result of an UpdateLoop call (OutcomeOK, ...).
+	Outcome string `json:"outcome,omitempty"`
+	PID     int    `json:"pid"`
 }
 
 // ID is the plugin's "<idx>-<name>".

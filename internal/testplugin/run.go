@@ -61,6 +61,9 @@ func Run(ctx context.Context, trunk net.Conn, cfg Config) error {
 	if cfg.Flood != nil {
 		go p.flood(ctx, cfg.Flood)
 	}
+	if cfg.UpdateLoop != nil {
+		go p.updateLoop(ctx, cfg.UpdateLoop)
+	}
 	return p.Wait(ctx)
 }
 
