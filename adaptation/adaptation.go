@@ -133,7 +133,11 @@ const (
 // Stop tells every plugin to shut down, giving each the request timeout to
 // acknowledge, then closes its connection. Launched processes then get
 // SIGTERM, and SIGKILL if still running when ctx ends (DefaultShutdownGrace
-// from now if ctx has no deadline). Start may be called again.
+// from now if ctx has no deadline). Stop returns by then even if a plugin
+// that was joining is still inside the runtime's SyncFn (which may wait for
+// a lock Stop's caller holds, as containerd's does): it returns
+// ErrStopAbandoned, and that plugin is dropped without joining once SyncFn
+// returns. Start may be called again.
 func (a *Adaptation) Stop(ctx context.Context) error {
 	a.mu.Lock()
 	if !a.started {
@@ -155,9 +159,9 @@ func (a *Adaptation) Stop(ctx context.Context) error {
 		defer done()
 	}
 	a.shutdownAll(ctx, a.registry.drain(), ReasonRuntimeStopping)
-	a.wg.Wait()
+	err := waitOrGiveUp(ctx, &a.wg)
 	a.opts.metrics.PluginCount(0)
-	return nil
+	return err
 }
 
 func (a *Adaptation) shutdownAll(ctx context.Context, plugins []*plugin, reason string) {

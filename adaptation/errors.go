@@ -39,6 +39,11 @@ var (
 	// ErrConflict: two plugins' adjustments or updates claim the same thing
 	// (CreateContainer, UpdateContainer).
 	ErrConflict = errors.New("nrikit: conflicting adjustments")
+	// ErrStopAbandoned: Stop returned with plugins still joining, because
+	// the runtime's SyncFn did not return in time (typically it waits for
+	// a lock that Stop's caller holds). They are dropped, without joining,
+	// once SyncFn returns.
+	ErrStopAbandoned = errors.New("nrikit: stopped with plugins still joining")
 )
 
 // Causes of a plugin's failure to join, in logs and PluginChange reasons

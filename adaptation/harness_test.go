@@ -464,6 +464,30 @@ func (e *env) waitLogged(fields logrus.Fields) []*logrus.Entry {
 	}
 }
 
+// waitLoggedMessage waits for a log line with the given message.
+func (e *env) waitLoggedMessage(msg string) []*logrus.Entry {
+	e.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		changed := e.logSignal.changed()
+		var found []*logrus.Entry
+		for _, en := range e.hook.AllEntries() {
+			if en.Message == msg {
+				found = append(found, en)
+			}
+		}
+		if len(found) > 0 {
+			return found
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			e.dumpLog()
+			e.t.Fatalf("no log line %q", msg)
+		}
+	}
+}
+
 func dialSocket(t *testing.T, path string) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("unix", path)
