@@ -90,7 +90,8 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 
 // Start connects the built-in and pre-installed plugins and, unless
 // disabled, listens for external ones. It returns once the built-in and
-// pre-installed plugins have joined or been dropped.
+// pre-installed plugins have joined or been dropped. Only ctx's values are
+// used: its end does not stop NRI, Stop does.
 func (a *Adaptation) Start(ctx context.Context) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
