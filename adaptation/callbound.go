@@ -1,7 +1,6 @@
 package adaptation
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -84,19 +83,19 @@ func (c *boundedConn) Close() error {
 	return err
 }
 
+// pump ends the server's input with EOF whatever ended the connection's:
+// ttrpc's server closes a connection on EOF, but on any other read error it
+// logs "error receiving message" and keeps the connection open until the
+// whole server closes.
 func (c *boundedConn) pump() {
+	defer c.pw.Close()
 	var hdr [guard.HeaderSize]byte
 	for {
 		if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
-			if errors.Is(err, io.EOF) {
-				_ = c.pw.Close()
-			} else {
-				_ = c.pw.CloseWithError(err)
-			}
 			return
 		}
 		if err := c.pass(hdr, guard.ParseHeader(hdr[:])); err != nil {
-			_ = c.pw.CloseWithError(err)
+			_ = c.pw.Close()
 			// Keep reading until the connection ends, or the mux under it
 			// would stall behind this connection and never see the plugin
 			// hang up.
