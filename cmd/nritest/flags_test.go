@@ -72,4 +72,8 @@ func TestRejectedExternalPlugin(t *testing.T) {
 	if !strings.HasSuffix(r.stderr, "nritest: interrupted while waiting for external plugins (0 of 1 connected): context canceled\n") {
 		t.Errorf("stderr does not end with why the run stopped:\n%s", r.stderr)
 	}
+	// The refused connection's close is no error of the runtime's own.
+	if line := lineWith(r.stderr, "error receiving message"); line != "" {
+		t.Errorf("an error line besides the warning: %s", line)
+	}
 }
