@@ -339,20 +339,10 @@ func checkStayed(t *testing.T, name string, recs []testplugin.Record, clock *pod
 	t.Helper()
 	announced, stopped, removed := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, r := range recs {
+		for _, id := range announcedBy(r) {
+			announced[id]++
+		}
 		switch r.Event {
-		case "Synchronize":
-			for _, id := range r.Pods {
-				if !strings.HasSuffix(r.PodStates[id], "UNKNOWN") {
-					announced[id]++
-				}
-			}
-			for _, id := range r.Containers {
-				announced[id]++
-			}
-		case "RunPodSandbox":
-			announced[r.Pod]++
-		case "CreateContainer":
-			announced[r.Container]++
 		case "StopPodSandbox":
 			stopped[r.Pod]++
 		case "StopContainer":

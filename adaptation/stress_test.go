@@ -225,6 +225,27 @@ func checkInstance(t *testing.T, who string, recs []testplugin.Record) {
 	}
 }
 
+// announcedBy lists the pods and containers a record announces as created:
+// a snapshot's (but for pods it lists as still being created), or the
+// subject of a RunPodSandbox or CreateContainer.
+func announcedBy(r testplugin.Record) []string {
+	switch r.Event {
+	case "Synchronize":
+		var ids []string
+		for _, id := range r.Pods {
+			if !strings.HasSuffix(r.PodStates[id], "UNKNOWN") {
+				ids = append(ids, id)
+			}
+		}
+		return append(ids, r.Containers...)
+	case "RunPodSandbox":
+		return []string{r.Pod}
+	case "CreateContainer":
+		return []string{r.Container}
+	}
+	return nil
+}
+
 // checkStayer: a plugin that stayed heard of every pod not removed before it
 // joined, exactly once, and of the removal of every pod removed after.
 func checkStayer(t *testing.T, recs []testplugin.Record, clock *podClock, joined int64, st *liveStore) {
@@ -232,21 +253,10 @@ func checkStayer(t *testing.T, recs []testplugin.Record, clock *podClock, joined
 	announced := map[string]int{}
 	removed := map[string]bool{}
 	for _, r := range recs {
-		switch r.Event {
-		case "Synchronize":
-			for _, id := range r.Pods {
-				if !strings.HasSuffix(r.PodStates[id], "UNKNOWN") {
-					announced[id]++
-				}
-			}
-			for _, id := range r.Containers {
-				announced[id]++
-			}
-		case "RunPodSandbox":
-			announced[r.Pod]++
-		case "CreateContainer":
-			announced[r.Container]++
-		case "RemovePodSandbox":
+		for _, id := range announcedBy(r) {
+			announced[id]++
+		}
+		if r.Event == "RemovePodSandbox" {
 			removed[r.Pod] = true
 		}
 	}
