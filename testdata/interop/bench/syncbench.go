@@ -72,6 +72,9 @@ func (e *syncEvents) hooks() hooks {
 
 func runSync(o *options) (*syncResult, error) {
 	res := &syncResult{Impl: o.impl, Timeouts: o.timeouts, GCPercent: o.gogc}
+	if o.impl != implRef && o.impl != implOurs {
+		return nil, fmt.Errorf("sync: no %s implementation", o.impl)
+	}
 	progress("sync %s/%s: generating %d pods x %d containers", o.impl, o.timeouts, o.pods, o.perPod)
 	pods, ctrs := fakenode.Node(o.pods, o.perPod)
 	res.Pods, res.Containers = len(pods), len(ctrs)
@@ -106,8 +109,9 @@ func runSync(o *options) (*syncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rt.stop()
-	res.StateBytes = rt.stateBytes
+	stop := sync.OnceFunc(rt.stop)
+	defer stop()
+	res.StateBytes = rt.stateBytes()
 	// Only the runtime holds the state from here on (the reference holds its
 	// converted copy).
 	pods, ctrs, cfg.pods, cfg.ctrs = nil, nil, nil, nil
@@ -163,8 +167,7 @@ func runSync(o *options) (*syncResult, error) {
 	progress("sync %s/%s: %s after %v", o.impl, o.timeouts, res.Outcome, time.Duration(res.WallNs).Round(time.Millisecond))
 
 	if res.Outcome == "synchronized" {
-		rt.stop()
-		rt.stop = func() {}
+		stop()
 		// The reference's Stop leaves external plugins connected.
 		if plugin.waitExit(stopGrace) {
 			res.PluginStatus = plugin.status() + " after runtime Stop"
