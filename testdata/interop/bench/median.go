@@ -34,6 +34,8 @@ func medianSync(rs []*syncResult) *syncResult {
 	m.AllocBytes = median(rs, func(r *syncResult) uint64 { return r.AllocBytes })
 	m.NumGC = median(rs, func(r *syncResult) uint32 { return r.NumGC })
 	m.PeakOverBaseBytes = median(rs, func(r *syncResult) uint64 { return r.overBase() })
+	m.RSSBaseBytes = median(rs, func(r *syncResult) uint64 { return r.RSSBaseBytes })
+	m.RSSPeakBytes = median(rs, func(r *syncResult) uint64 { return r.RSSPeakBytes })
 	return &m
 }
 

@@ -60,6 +60,8 @@ func printTable(out io.Writer, rep *report, o *options) {
 		t.row("live heap before (holds the state)", mibs(ref.HeapBaseBytes), mibs(ours.HeapBaseBytes), ratio(ours.HeapBaseBytes, ref.HeapBaseBytes))
 		t.row("peak heap during sync", mibs(ref.HeapPeakBytes), mibs(ours.HeapPeakBytes), ratio(ours.HeapPeakBytes, ref.HeapPeakBytes))
 		t.row("peak heap - before", mibs(ref.PeakOverBaseBytes), mibs(ours.PeakOverBaseBytes), ratio(ours.PeakOverBaseBytes, ref.PeakOverBaseBytes))
+		t.row("RSS before", mibs(ref.RSSBaseBytes), mibs(ours.RSSBaseBytes), ratio(ours.RSSBaseBytes, ref.RSSBaseBytes))
+		t.row("peak RSS during sync", mibs(ref.RSSPeakBytes), mibs(ours.RSSPeakBytes), ratio(ours.RSSPeakBytes, ref.RSSPeakBytes))
 		t.row("allocated (TotalAlloc delta)", mibs(ref.AllocBytes), mibs(ours.AllocBytes), ratio(ours.AllocBytes, ref.AllocBytes))
 		t.row("GC cycles", fmt.Sprint(ref.NumGC), fmt.Sprint(ours.NumGC), "")
 		t.row("wall time of each run", runTimes(b.Runs, implRef), runTimes(b.Runs, implOurs), "")
@@ -76,8 +78,8 @@ func printTable(out io.Writer, rep *report, o *options) {
 	}
 	if len(rep.Events) > 0 {
 		printEvents(out, rep, o)
-		printTargets(out, rep)
 	}
+	printTargets(out, rep)
 	fmt.Fprintf(out, "\nelapsed: %s\n", time.Duration(rep.ElapsedNs).Round(100*time.Millisecond))
 }
 
