@@ -74,12 +74,14 @@ type options struct {
 	skipEvents       bool
 	impls            string
 	workloads        string
+	profileDir       string
 
 	// child flags
 	mode     string // "", sync, events
 	impl     string
 	timeouts string
 	workload string
+	round    int
 }
 
 func parseFlags() *options {
@@ -107,10 +109,12 @@ func parseFlags() *options {
 	flag.BoolVar(&o.skipSync, "skip-sync", false, "skip the big-node sync comparison")
 	flag.BoolVar(&o.skipEvents, "skip-events", false, "skip the event workloads")
 	flag.BoolVar(&o.skipEvents, "skip-fanout", false, "same as -skip-events")
+	flag.StringVar(&o.profileDir, "cpuprofile", "", "event workloads: write a CPU profile of each measured part (runtime process) into this directory")
 	flag.StringVar(&o.mode, "mode", "", "internal: run one measurement (sync|events) and print it as JSON")
 	flag.StringVar(&o.impl, "impl", "", "internal: "+strings.Join(allImpls, "|"))
 	flag.StringVar(&o.timeouts, "timeouts", "default", "internal: default|raised")
 	flag.StringVar(&o.workload, "workload", "", "internal: "+wlCreate+"|"+wlLifecycle+"|"+wlThroughput)
+	flag.IntVar(&o.round, "round", 0, "internal: the round, to name the CPU profile")
 	flag.IntVar(&o.gogc, "gc-percent", 10, "internal: GC percent of the measured part")
 	flag.Parse()
 	return o
@@ -301,6 +305,14 @@ func parent(o *options) error {
 	if err != nil {
 		return err
 	}
+	if o.profileDir != "" {
+		if o.profileDir, err = filepath.Abs(o.profileDir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return err
+		}
+	}
 	cleanup, err := preparePlugin(o)
 	if err != nil {
 		return err
@@ -315,6 +327,7 @@ func parent(o *options) error {
 			"-lifecycles", strconv.Itoa(o.lifecycles), "-lifecycle-warmup", strconv.Itoa(o.lifecycleWarmup),
 			"-throughput-events", strconv.Itoa(o.throughputEvents), "-callers", strconv.Itoa(o.callers),
 			"-raised-timeout", o.raised.String(), "-child-timeout", o.childTimeout.String(),
+			"-cpuprofile", o.profileDir,
 		)
 		cmd := exec.Command(self, args...)
 		var stdout bytes.Buffer
@@ -370,7 +383,7 @@ func parent(o *options) error {
 				for _, impl := range rotate(impls, i) {
 					r := &eventsResult{}
 					if err := run(r, "-mode", "events", "-impl", impl, "-workload", s.workload,
-						"-plugins", strconv.Itoa(s.plugins), "-gc-percent", "100"); err != nil {
+						"-plugins", strconv.Itoa(s.plugins), "-round", strconv.Itoa(i)); err != nil {
 						return err
 					}
 					blocks[j].Runs = append(blocks[j].Runs, r)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -137,6 +139,15 @@ func runEvents(o *options) (*eventsResult, error) {
 		}
 	}
 
+	if o.profileDir != "" {
+		name := fmt.Sprintf("%s-%d-%s-round%d.pprof", o.workload, o.plugins, o.impl, o.round)
+		f, err := os.Create(filepath.Join(o.profileDir, name))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		profileTo = f
+	}
 	var lat []int64
 	var m measurement
 	switch o.workload {
@@ -301,6 +312,9 @@ func measureThroughput(o *options, rt runtimeUnderTest, res *eventsResult) ([]in
 	return slices.Concat(lats...), m, nil
 }
 
+// profileTo receives the CPU profile of the measured part, with -cpuprofile.
+var profileTo *os.File
+
 // measurement is the wall time, CPU time and allocations of a measured part.
 type measurement struct {
 	start         time.Time
@@ -317,6 +331,9 @@ func startMeasurement() measurement {
 	runtime.ReadMemStats(&m.ms0)
 	m.user0, m.sys0 = cpuTimes()
 	m.calls0 = floorCalls.Load()
+	if profileTo != nil {
+		_ = pprof.StartCPUProfile(profileTo)
+	}
 	m.start = time.Now()
 	return m
 }
@@ -324,6 +341,9 @@ func startMeasurement() measurement {
 func (m *measurement) end() {
 	m.wall = time.Since(m.start)
 	u, s := cpuTimes()
+	if profileTo != nil {
+		pprof.StopCPUProfile()
+	}
 	m.user, m.sys = u-m.user0, s-m.sys0
 	m.calls = floorCalls.Load() - m.calls0
 	runtime.ReadMemStats(&m.ms1)
