@@ -59,5 +59,7 @@ func medianEvents(rs []*eventsResult) *eventsResult {
 	m.BytesPerOp = median(rs, func(r *eventsResult) float64 { return r.BytesPerOp })
 	m.NumGC = median(rs, func(r *eventsResult) uint32 { return r.NumGC })
 	m.RPCsPerOp = median(rs, func(r *eventsResult) float64 { return r.RPCsPerOp })
+	m.PluginReadPerOp = median(rs, func(r *eventsResult) float64 { return r.PluginReadPerOp })
+	m.PluginWritePerOp = median(rs, func(r *eventsResult) float64 { return r.PluginWritePerOp })
 	return &m
 }

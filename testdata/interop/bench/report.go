@@ -77,7 +77,7 @@ func printTable(out io.Writer, rep *report, o *options) {
 		fmt.Fprintf(out, "   plugin process: reference %s; nrikit %s\n", m[0].PluginStatus, m[1].PluginStatus)
 	}
 	if len(rep.Events) > 0 {
-		printEvents(out, rep, o)
+		printEvents(out, rep)
 	}
 	printTargets(out, rep)
 	fmt.Fprintf(out, "\nelapsed: %s\n", time.Duration(rep.ElapsedNs).Round(100*time.Millisecond))

@@ -11,7 +11,7 @@ import (
 // printEvents prints one table per event workload: the medians of each
 // implementation, nrikit's ratio to the reference, and its overhead above
 // the floor relative to the reference's.
-func printEvents(out io.Writer, rep *report, o *options) {
+func printEvents(out io.Writer, rep *report) {
 	floor := floorColumn(rep.Impls)
 	fmt.Fprintf(out, "\n2. Events through reference-stub v0.12.5 plugins (testdata/interop/modern, separate processes, over the socket),\n")
 	fmt.Fprintf(out, "   each started with -events all: subscribed to every event%s, ValidateContainerAdjustment included.\n", masks(rep))
@@ -22,10 +22,12 @@ func printEvents(out io.Writer, rep *report, o *options) {
 	fmt.Fprintf(out, "   requests encoded per call (reflective proto.Marshal); floor-pre: the same, requests encoded ahead of time.\n")
 	fmt.Fprintf(out, "   ours/ref: nrikit / reference. over floor: (nrikit - %s) / (reference - %s), nrikit's overhead above the\n", floor, floor)
 	fmt.Fprintf(out, "   floor as a share of the reference's. CPU: the runtime process's user+sys time (getrusage; the plugins are\n")
-	fmt.Fprintf(out, "   other processes); allocs, bytes: its Go heap allocations. Medians of %d rounds; in each round every\n", rep.Runs)
-	fmt.Fprintf(out, "   implementation runs each workload once, in its own process, the order rotated round by round; GOGC=100.\n")
+	fmt.Fprintf(out, "   other processes); allocs, alloc bytes: its Go heap allocations. ttrpc calls: counted by the floor; bytes to\n")
+	fmt.Fprintf(out, "   and from plugins: the plugin processes' reads and writes (/proc/PID/io), the same for the same calls and payload.\n")
+	fmt.Fprintf(out, "   Medians of %d rounds; in each round every implementation runs each workload once, in its own process,\n", rep.Runs)
+	fmt.Fprintf(out, "   the order rotated round by round; Go's default GC settings.\n")
 	for i, b := range rep.Events {
-		fmt.Fprintf(out, "\n   %c) %s\n", 'a'+i, describe(b, o))
+		fmt.Fprintf(out, "\n   %c) %s\n", 'a'+i, describe(b))
 		t := &table{}
 		t.row(append(append([]string{""}, rep.Impls...), "ours/ref", "over floor")...)
 		unit := "event"
@@ -34,15 +36,17 @@ func printEvents(out io.Writer, rep *report, o *options) {
 		}
 		c := cols{rep: rep, b: b, t: t, floor: floor}
 		if b.Workload == wlThroughput {
-			c.metric("events/s", func(r *eventsResult) float64 { return r.OpsPerSec }, rate, true)
+			c.metric("events/s", func(r *eventsResult) float64 { return r.OpsPerSec }, rate, higherIsBetter)
 		}
-		c.metric(unit+" p50", func(r *eventsResult) float64 { return float64(r.P50Ns) }, latency, false)
-		c.metric(unit+" p99", func(r *eventsResult) float64 { return float64(r.P99Ns) }, latency, false)
-		c.metric(unit+" mean", func(r *eventsResult) float64 { return float64(r.MeanNs) }, latency, false)
-		c.metric("CPU/"+unit, func(r *eventsResult) float64 { return r.CPUNsPerOp }, latency, false)
-		c.metric("allocs/"+unit, func(r *eventsResult) float64 { return r.AllocsPerOp }, count, false)
-		c.metric("bytes/"+unit, func(r *eventsResult) float64 { return r.BytesPerOp }, count, false)
-		c.metric("ttrpc calls/"+unit, func(r *eventsResult) float64 { return r.RPCsPerOp }, count, false)
+		c.metric(unit+" p50", func(r *eventsResult) float64 { return float64(r.P50Ns) }, latency, cost)
+		c.metric(unit+" p99", func(r *eventsResult) float64 { return float64(r.P99Ns) }, latency, cost)
+		c.metric(unit+" mean", func(r *eventsResult) float64 { return float64(r.MeanNs) }, latency, cost)
+		c.metric("CPU/"+unit, func(r *eventsResult) float64 { return r.CPUNsPerOp }, latency, cost)
+		c.metric("allocs/"+unit, func(r *eventsResult) float64 { return r.AllocsPerOp }, count, cost)
+		c.metric("alloc bytes/"+unit, func(r *eventsResult) float64 { return r.BytesPerOp }, count, cost)
+		c.metric("ttrpc calls/"+unit, func(r *eventsResult) float64 { return r.RPCsPerOp }, count, wireFact)
+		c.metric("bytes to plugins/"+unit, func(r *eventsResult) float64 { return r.PluginReadPerOp }, count, wireFact)
+		c.metric("bytes from plugins/"+unit, func(r *eventsResult) float64 { return r.PluginWritePerOp }, count, wireFact)
 		c.perRound(unit+" p50 by round", func(r *eventsResult) string { return latency(float64(r.P50Ns)) })
 		t.write(out, true)
 	}
@@ -71,7 +75,7 @@ func masks(rep *report) string {
 	return ""
 }
 
-func describe(b *eventsBlock, o *options) string {
+func describe(b *eventsBlock) string {
 	r := b.Median[0]
 	plugins := fmt.Sprintf("%d plugin", b.Plugins)
 	if b.Plugins != 1 {
@@ -109,7 +113,14 @@ func (c cols) median(impl string) *eventsResult {
 
 // metric adds a row of medians. For a rate (higher is better), the overhead
 // above the floor is computed on its inverse, the time per event.
-func (c cols) metric(name string, f func(*eventsResult) float64, format func(float64) string, isRate bool) {
+// The kinds of metric rows.
+const (
+	cost = iota // lower is better
+	higherIsBetter
+	wireFact // a check of the workload, not a cost: no overhead column
+)
+
+func (c cols) metric(name string, f func(*eventsResult) float64, format func(float64) string, kind int) {
 	row := []string{name}
 	vals := map[string]float64{}
 	for i, impl := range c.rep.Impls {
@@ -123,8 +134,8 @@ func (c cols) metric(name string, f func(*eventsResult) float64, format func(flo
 	if okRef && okOurs && ref > 0 {
 		ratioCell = fmt.Sprintf("%.2f", ours/ref)
 	}
-	if fl, ok := vals[c.floor]; ok && okRef && okOurs {
-		if isRate {
+	if fl, ok := vals[c.floor]; ok && okRef && okOurs && kind != wireFact {
+		if kind == higherIsBetter {
 			ref, ours, fl = inverse(ref), inverse(ours), inverse(fl)
 		}
 		if ref-fl > 0 {

@@ -28,6 +28,7 @@ const (
 // eventsResult is one run of one workload on one runtime.
 type eventsResult struct {
 	Impl     string `json:"impl"`
+	Round    int    `json:"round"`
 	Workload string `json:"workload"`
 	Plugins  int    `json:"plugins"`
 	Callers  int    `json:"callers"`
@@ -55,6 +56,11 @@ type eventsResult struct {
 	// masks the plugins subscribed with (hex).
 	RPCsPerOp   float64  `json:"rpcs_per_op,omitempty"`
 	PluginMasks []string `json:"plugin_masks,omitempty"`
+	// The bytes the plugin processes read and wrote per operation, all of
+	// them together (/proc/PID/io rchar, wchar: their socket traffic, as
+	// they log to /dev/null): the same payload gives the same figures.
+	PluginReadPerOp  float64 `json:"plugin_read_per_op"`
+	PluginWritePerOp float64 `json:"plugin_write_per_op"`
 }
 
 // workloadData makes the pods and containers of a workload: pods[p] has
@@ -82,7 +88,7 @@ func workloadData(o *options) ([]*api.PodSandbox, [][]*api.Container, []event) {
 func perCaller(n, callers int) int { return (n + callers - 1) / callers }
 
 func runEvents(o *options) (*eventsResult, error) {
-	res := &eventsResult{Impl: o.impl, Workload: o.workload, Plugins: o.plugins, Callers: 1}
+	res := &eventsResult{Impl: o.impl, Round: o.round, Workload: o.workload, Plugins: o.plugins, Callers: 1}
 	pods, ctrs, events := workloadData(o)
 
 	dir, err := tempDir()
@@ -132,6 +138,9 @@ func runEvents(o *options) (*eventsResult, error) {
 	}
 	if err := rt.ready(); err != nil {
 		return nil, err
+	}
+	for _, p := range procs {
+		pluginPIDs = append(pluginPIDs, p.cmd.Process.Pid)
 	}
 	if f, ok := rt.(*floorRuntime); ok {
 		for _, p := range f.plugins {
@@ -312,6 +321,25 @@ func measureThroughput(o *options, rt runtimeUnderTest, res *eventsResult) ([]in
 	return slices.Concat(lats...), m, nil
 }
 
+// pluginPIDs are the plugin processes whose I/O a measurement counts.
+var pluginPIDs []int
+
+// pluginIO is the bytes the plugin processes have read and written so far.
+func pluginIO() (read, written int64) {
+	for _, pid := range pluginPIDs {
+		r, w := procIO(pid)
+		read, written = read+r, written+w
+	}
+	return read, written
+}
+
+func procIO(pid int) (read, written int64) {
+	path := fmt.Sprintf("/proc/%d/io", pid)
+	fmt.Sscan(procField(path, "rchar"), &read)
+	fmt.Sscan(procField(path, "wchar"), &written)
+	return read, written
+}
+
 // profileTo receives the CPU profile of the measured part, with -cpuprofile.
 var profileTo *os.File
 
@@ -322,6 +350,8 @@ type measurement struct {
 	user0, sys0   int64
 	user, sys     int64
 	calls0, calls int64 // floor calls
+	read0, read   int64 // plugins' I/O
+	wrote0, wrote int64
 	ms0, ms1      runtime.MemStats
 }
 
@@ -331,6 +361,7 @@ func startMeasurement() measurement {
 	runtime.ReadMemStats(&m.ms0)
 	m.user0, m.sys0 = cpuTimes()
 	m.calls0 = floorCalls.Load()
+	m.read0, m.wrote0 = pluginIO()
 	if profileTo != nil {
 		_ = pprof.StartCPUProfile(profileTo)
 	}
@@ -346,6 +377,8 @@ func (m *measurement) end() {
 	}
 	m.user, m.sys = u-m.user0, s-m.sys0
 	m.calls = floorCalls.Load() - m.calls0
+	r, w := pluginIO()
+	m.read, m.wrote = r-m.read0, w-m.wrote0
 	runtime.ReadMemStats(&m.ms1)
 }
 
@@ -372,6 +405,7 @@ func (m *measurement) fill(res *eventsResult, lat []int64) {
 	res.BytesPerOp = float64(m.ms1.TotalAlloc-m.ms0.TotalAlloc) / n
 	res.NumGC = m.ms1.NumGC - m.ms0.NumGC
 	res.RPCsPerOp = float64(m.calls) / n
+	res.PluginReadPerOp, res.PluginWritePerOp = float64(m.read)/n, float64(m.wrote)/n
 }
 
 // cpuTimes is this process's user and system CPU time so far, in ns. The
