@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -212,7 +213,7 @@ func (f *floorRuntime) ready() error {
 	f.mu.Lock()
 	f.plugins = slices.Clone(f.connected)
 	f.mu.Unlock()
-	slices.SortFunc(f.plugins, func(a, b *floorPlugin) int { return compareStrings(a.idx, b.idx) })
+	slices.SortFunc(f.plugins, func(a, b *floorPlugin) int { return cmp.Compare(a.idx, b.idx) })
 	for _, p := range f.plugins {
 		f.instances = append(f.instances, &refapi.PluginInstance{Name: p.name, Index: p.idx})
 		if p.mask.IsSet(floorValidator) {
@@ -223,16 +224,6 @@ func (f *floorRuntime) ready() error {
 		return f.encodeAhead()
 	}
 	return nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (f *floorRuntime) encodeAhead() error {
