@@ -317,4 +317,3 @@ func measureThroughput(o *options, rt runtimeUnderTest, res *eventsResult) ([]in
 	}
 	return slices.Concat(lats...), m, nil
 }
-
