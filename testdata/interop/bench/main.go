@@ -283,8 +283,17 @@ func parent(o *options) error {
 	if err != nil {
 		return err
 	}
-	if o.runs < 1 {
-		return fmt.Errorf("-runs must be at least 1")
+	for _, f := range []struct {
+		name string
+		v, least int
+	}{
+		{"-runs", o.runs, 1}, {"-events", o.events, 1}, {"-lifecycles", o.lifecycles, 1},
+		{"-throughput-events", o.throughputEvents, 1}, {"-callers", o.callers, 1}, {"-plugins", o.plugins, 1},
+		{"-pods", o.pods, 1}, {"-per-pod", o.perPod, 0}, {"-warmup", o.warmup, 0}, {"-lifecycle-warmup", o.lifecycleWarmup, 0},
+	} {
+		if f.v < f.least {
+			return fmt.Errorf("%s must be at least %d", f.name, f.least)
+		}
 	}
 	var gcs []int
 	for _, f := range splitList(o.gogcList) {
