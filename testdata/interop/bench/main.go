@@ -284,7 +284,7 @@ func parent(o *options) error {
 		return err
 	}
 	for _, f := range []struct {
-		name string
+		name     string
 		v, least int
 	}{
 		{"-runs", o.runs, 1}, {"-events", o.events, 1}, {"-lifecycles", o.lifecycles, 1},
