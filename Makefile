@@ -137,16 +137,29 @@ clean:
 # ---- comparison with the reference runtime side ----
 
 # bench-compare compares nrikit's adaptation with the reference one
-# (github.com/containerd/nri v0.12.5 pkg/adaptation) in one run on this
-# machine: big-node sync (10,000 pods, 50,000 containers) and event fan-out
-# (3 plugins, 2,000 CreateContainer), medians of 3 runs, a few minutes.
-# Not part of `make test`. BENCH_FLAGS=-json prints JSON; see
+# (github.com/containerd/nri v0.12.5 pkg/adaptation) and with a do-nothing
+# runtime side on nrikit's mux (the floor) in one run on this machine, all
+# against reference-stub plugins: CreateContainer through 1 and 3 plugins,
+# the 11-event pod lifecycle, the throughput of 16 concurrent callers, and
+# big-node sync (10,000 pods, 50,000 containers); latency, the runtime
+# process's CPU time and allocations, medians of 3 rounds with the order
+# rotated round by round; about six minutes on a loaded 2-core machine. Not
+# part of `make test`. BENCH_FLAGS=-json prints JSON with every run; see
 # testdata/interop/bench/main.go for the other flags.
 BENCH_FLAGS ?=
 
 .PHONY: bench-compare
 bench-compare:
 	cd testdata/interop/bench && $(GO) run . $(BENCH_FLAGS)
+
+# bench-compare-bin builds the comparison and its plugin as static binaries
+# into bin/bench, to run on another machine with no Go toolchain:
+#   bin/bench/bench-compare -plugin bin/bench/plugin [flags]
+.PHONY: bench-compare-bin
+bench-compare-bin:
+	mkdir -p bin/bench
+	cd testdata/interop/bench && CGO_ENABLED=0 $(GO) build -o ../../../bin/bench/bench-compare .
+	cd testdata/interop/modern && CGO_ENABLED=0 $(GO) build -o ../../../bin/bench/plugin .
 
 # ---- soak ----
 

@@ -4,6 +4,7 @@ go 1.24.0
 
 require (
 	github.com/containerd/nri v0.12.5
+	github.com/containerd/ttrpc v1.2.8
 	github.com/nrikit/nrikit v0.0.0-00010101000000-000000000000
 	github.com/sirupsen/logrus v1.9.4
 	google.golang.org/protobuf v1.36.11
@@ -11,7 +12,6 @@ require (
 
 require (
 	github.com/containerd/log v0.1.0 // indirect
-	github.com/containerd/ttrpc v1.2.8 // indirect
 	github.com/knqyf263/go-plugin v0.9.0 // indirect
 	github.com/opencontainers/runtime-spec v1.3.0 // indirect
 	github.com/tetratelabs/wazero v1.11.0 // indirect

@@ -34,19 +34,32 @@ func medianSync(rs []*syncResult) *syncResult {
 	m.AllocBytes = median(rs, func(r *syncResult) uint64 { return r.AllocBytes })
 	m.NumGC = median(rs, func(r *syncResult) uint32 { return r.NumGC })
 	m.PeakOverBaseBytes = median(rs, func(r *syncResult) uint64 { return r.overBase() })
+	m.RSSBaseBytes = median(rs, func(r *syncResult) uint64 { return r.RSSBaseBytes })
+	m.RSSPeakBytes = median(rs, func(r *syncResult) uint64 { return r.RSSPeakBytes })
 	return &m
 }
 
-// medianFanout summarizes runs of one runtime: each number is its own median.
-func medianFanout(rs []*fanoutResult) *fanoutResult {
+// medianEvents summarizes runs of one runtime on one workload: each number
+// is its own median.
+func medianEvents(rs []*eventsResult) *eventsResult {
+	if len(rs) == 0 {
+		return nil
+	}
 	m := *rs[0]
-	m.RunPodNs = median(rs, func(r *fanoutResult) int64 { return r.RunPodNs })
-	m.P50Ns = median(rs, func(r *fanoutResult) int64 { return r.P50Ns })
-	m.P99Ns = median(rs, func(r *fanoutResult) int64 { return r.P99Ns })
-	m.MeanNs = median(rs, func(r *fanoutResult) int64 { return r.MeanNs })
-	m.MaxNs = median(rs, func(r *fanoutResult) int64 { return r.MaxNs })
-	m.AllocsPerEvent = median(rs, func(r *fanoutResult) float64 { return r.AllocsPerEvent })
-	m.BytesPerEvent = median(rs, func(r *fanoutResult) float64 { return r.BytesPerEvent })
-	m.Adjusted = median(rs, func(r *fanoutResult) int { return r.Adjusted })
+	m.P50Ns = median(rs, func(r *eventsResult) int64 { return r.P50Ns })
+	m.P99Ns = median(rs, func(r *eventsResult) int64 { return r.P99Ns })
+	m.MeanNs = median(rs, func(r *eventsResult) int64 { return r.MeanNs })
+	m.MaxNs = median(rs, func(r *eventsResult) int64 { return r.MaxNs })
+	m.OpsPerSec = median(rs, func(r *eventsResult) float64 { return r.OpsPerSec })
+	m.ElapsedNs = median(rs, func(r *eventsResult) int64 { return r.ElapsedNs })
+	m.CPUNsPerOp = median(rs, func(r *eventsResult) float64 { return r.CPUNsPerOp })
+	m.UserNs = median(rs, func(r *eventsResult) int64 { return r.UserNs })
+	m.SysNs = median(rs, func(r *eventsResult) int64 { return r.SysNs })
+	m.AllocsPerOp = median(rs, func(r *eventsResult) float64 { return r.AllocsPerOp })
+	m.BytesPerOp = median(rs, func(r *eventsResult) float64 { return r.BytesPerOp })
+	m.NumGC = median(rs, func(r *eventsResult) uint32 { return r.NumGC })
+	m.RPCsPerOp = median(rs, func(r *eventsResult) float64 { return r.RPCsPerOp })
+	m.PluginReadPerOp = median(rs, func(r *eventsResult) float64 { return r.PluginReadPerOp })
+	m.PluginWritePerOp = median(rs, func(r *eventsResult) float64 { return r.PluginWritePerOp })
 	return &m
 }

@@ -15,8 +15,8 @@ import (
 func printTable(out io.Writer, rep *report, o *options) {
 	m := rep.Machine
 	fmt.Fprintf(out, "nrikit vs reference NRI adaptation: one run, each measurement in its own process\n")
-	fmt.Fprintf(out, "machine: %s/%s, %d CPUs, GOMAXPROCS=%d, %s, %s, RAM %s\n",
-		m.GOOS, m.GOARCH, m.NumCPU, m.GOMAXPROCS, m.GoVersion, m.CPU, m.MemTotal)
+	fmt.Fprintf(out, "machine: %s/%s, %d CPUs, GOMAXPROCS=%d, %s, %s, RAM %s, load average at start %s\n",
+		m.GOOS, m.GOARCH, m.NumCPU, m.GOMAXPROCS, m.GoVersion, m.CPU, m.MemTotal, m.LoadAvg)
 	fmt.Fprintf(out, "reference: %s pkg/adaptation; plugins: reference stub v0.12.5 (testdata/interop/modern), external, over the socket\n", m.Reference)
 
 	all := append([]*syncResult(nil), rep.SyncDefault...)
@@ -60,6 +60,8 @@ func printTable(out io.Writer, rep *report, o *options) {
 		t.row("live heap before (holds the state)", mibs(ref.HeapBaseBytes), mibs(ours.HeapBaseBytes), ratio(ours.HeapBaseBytes, ref.HeapBaseBytes))
 		t.row("peak heap during sync", mibs(ref.HeapPeakBytes), mibs(ours.HeapPeakBytes), ratio(ours.HeapPeakBytes, ref.HeapPeakBytes))
 		t.row("peak heap - before", mibs(ref.PeakOverBaseBytes), mibs(ours.PeakOverBaseBytes), ratio(ours.PeakOverBaseBytes, ref.PeakOverBaseBytes))
+		t.row("RSS before", mibs(ref.RSSBaseBytes), mibs(ours.RSSBaseBytes), ratio(ours.RSSBaseBytes, ref.RSSBaseBytes))
+		t.row("peak RSS during sync", mibs(ref.RSSPeakBytes), mibs(ours.RSSPeakBytes), ratio(ours.RSSPeakBytes, ref.RSSPeakBytes))
 		t.row("allocated (TotalAlloc delta)", mibs(ref.AllocBytes), mibs(ours.AllocBytes), ratio(ours.AllocBytes, ref.AllocBytes))
 		t.row("GC cycles", fmt.Sprint(ref.NumGC), fmt.Sprint(ours.NumGC), "")
 		t.row("wall time of each run", runTimes(b.Runs, implRef), runTimes(b.Runs, implOurs), "")
@@ -74,23 +76,10 @@ func printTable(out io.Writer, rep *report, o *options) {
 		m := rep.SyncRaised[0].Median
 		fmt.Fprintf(out, "   plugin process: reference %s; nrikit %s\n", m[0].PluginStatus, m[1].PluginStatus)
 	}
-	if rep.Fanout != nil {
-		ref, ours := rep.Fanout.Median[0], rep.Fanout.Median[1]
-		fmt.Fprintf(out, "\n2. Event fan-out: %d plugins with -events all, so each CreateContainer is %d CreateContainer + %d ValidateContainerAdjustment calls;\n",
-			ref.Plugins, ref.Plugins, ref.Plugins)
-		fmt.Fprintf(out, "   1 RunPodSandbox, %d CreateContainer warm-up, then %d CreateContainer measured one at a time; default GOGC;\n", ref.Warmup, ref.Events)
-		fmt.Fprintf(out, "   median of %d runs per runtime, alternating which goes first\n", rep.Runs)
-		t := &table{}
-		t.row("", "reference", "nrikit", "ours/ref")
-		t.row("CreateContainer p50", ns(ref.P50Ns), ns(ours.P50Ns), ratio(ours.P50Ns, ref.P50Ns))
-		t.row("CreateContainer p99", ns(ref.P99Ns), ns(ours.P99Ns), ratio(ours.P99Ns, ref.P99Ns))
-		t.row("CreateContainer mean", ns(ref.MeanNs), ns(ours.MeanNs), ratio(ours.MeanNs, ref.MeanNs))
-		t.row("CreateContainer max", ns(ref.MaxNs), ns(ours.MaxNs), ratio(ours.MaxNs, ref.MaxNs))
-		t.row("allocs/event (runtime process)", fmt.Sprintf("%.0f", ref.AllocsPerEvent), fmt.Sprintf("%.0f", ours.AllocsPerEvent), ratio(ours.AllocsPerEvent, ref.AllocsPerEvent))
-		t.row("bytes allocated/event", fmt.Sprintf("%.0f", ref.BytesPerEvent), fmt.Sprintf("%.0f", ours.BytesPerEvent), ratio(ours.BytesPerEvent, ref.BytesPerEvent))
-		t.row("events with every plugin's adjustment", fmt.Sprintf("%d/%d", ref.Adjusted, ref.Events), fmt.Sprintf("%d/%d", ours.Adjusted, ours.Events), "")
-		t.write(out, true)
+	if len(rep.Events) > 0 {
+		printEvents(out, rep)
 	}
+	printTargets(out, rep)
 	fmt.Fprintf(out, "\nelapsed: %s\n", time.Duration(rep.ElapsedNs).Round(100*time.Millisecond))
 }
 

@@ -15,19 +15,6 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// runtimeUnderTest is one adaptation, reference or ours, behind the few
-// calls the benchmarks make.
-type runtimeUnderTest struct {
-	stop func()
-	// runPod relays RunPodSandbox for the fan-out pod.
-	runPod func(ctx context.Context) error
-	// create relays CreateContainer for fan-out container i and returns the
-	// number of annotations in the merged adjustment.
-	create func(ctx context.Context, i int) (int, error)
-	// stateBytes is the encoded size of the sync state as this runtime holds it.
-	stateBytes int
-}
-
 // hooks are how a runtime reports plugin synchronization to the benchmark.
 type hooks struct {
 	syncStart func()          // the runtime called its SyncFn
@@ -35,31 +22,64 @@ type hooks struct {
 	count     func(n int)     // the number of active plugins changed
 }
 
-// rtConfig configures a runtime under test. The state and fan-out objects
-// are in nrikit's types; each runtime decodes its own copy from their wire
-// encoding (into the reference's types, or into nrikit's) and keeps no
-// reference to them.
+// rtConfig configures a runtime under test. The sync state and the
+// workload's pods and containers are in nrikit's types; each runtime decodes
+// its own copy from their wire encoding (into the reference's types, or into
+// nrikit's) and keeps no reference to them.
 type rtConfig struct {
 	dir     string        // temp dir: socket, empty plugin and config dirs
 	timeout time.Duration // 0: the runtime's defaults; else the raised sync/request timeout
 	pods    []*api.PodSandbox
 	ctrs    []*api.Container
-	fanPod  *api.PodSandbox
-	fanCtrs []*api.Container
+	wlPods  []*api.PodSandbox  // the workload's pods
+	wlCtrs  [][]*api.Container // the workload's containers, by pod
+	events  []event            // the events the workload makes
 	hooks   hooks
 	log     *logCapture
 }
 
 func (c *rtConfig) socket() string { return filepath.Join(c.dir, "nri.sock") }
 
-func newRuntime(impl string, cfg *rtConfig) (*runtimeUnderTest, error) {
+func newRuntime(impl string, cfg *rtConfig) (runtimeUnderTest, error) {
 	switch impl {
 	case implRef:
 		return newRef(cfg)
 	case implOurs:
 		return newOurs(cfg)
+	case implFloor:
+		return newFloor(cfg, false)
+	case implFloorPre:
+		return newFloor(cfg, true)
 	}
 	return nil, fmt.Errorf("unknown implementation %q", impl)
+}
+
+// decoded is the state and workload decoded into one runtime's types.
+type decoded[P, C proto.Message] struct {
+	pods   []P
+	ctrs   []C
+	wlPods []P
+	wlCtrs [][]C
+}
+
+func decode[P, C proto.Message](cfg *rtConfig, newP func() P, newC func() C) *decoded[P, C] {
+	d := &decoded[P, C]{
+		pods: convertAll(cfg.pods, newP), ctrs: convertAll(cfg.ctrs, newC),
+		wlPods: convertAll(cfg.wlPods, newP),
+	}
+	for _, cs := range cfg.wlCtrs {
+		d.wlCtrs = append(d.wlCtrs, convertAll(cs, newC))
+	}
+	return d
+}
+
+func convertAll[F, T proto.Message](from []F, newT func() T) []T {
+	to := make([]T, len(from))
+	for i, m := range from {
+		to[i] = newT()
+		convert(m, to[i])
+	}
+	return to
 }
 
 // ---- nrikit ----
@@ -70,34 +90,21 @@ func (oursMetrics) PluginInvoked(string, api.Event, adaptation.Outcome, time.Dur
 func (oursMetrics) AdjustmentsReturned(string, api.Event, int, int, int)               {}
 func (m oursMetrics) PluginCount(n int)                                                { m.h.count(n) }
 
-func newOurs(cfg *rtConfig) (*runtimeUnderTest, error) {
+type oursRuntime struct {
+	a     *adaptation.Adaptation
+	d     *decoded[*api.PodSandbox, *api.Container]
+	bytes int
+}
+
+func newOurs(cfg *rtConfig) (runtimeUnderTest, error) {
 	// Decode the state from its encoding, as newRef does, so that both
 	// runtimes hold the same kind of heap objects (fakenode's string
 	// constants would otherwise cost ours nothing).
-	pods := make([]*api.PodSandbox, len(cfg.pods))
-	for i, p := range cfg.pods {
-		pods[i] = &api.PodSandbox{}
-		convert(p, pods[i])
-	}
-	ctrs := make([]*api.Container, len(cfg.ctrs))
-	for i, c := range cfg.ctrs {
-		ctrs[i] = &api.Container{}
-		convert(c, ctrs[i])
-	}
-	var pod *api.PodSandbox
-	if cfg.fanPod != nil {
-		pod = &api.PodSandbox{}
-		convert(cfg.fanPod, pod)
-	}
-	fan := make([]*api.Container, len(cfg.fanCtrs))
-	for i, c := range cfg.fanCtrs {
-		fan[i] = &api.Container{}
-		convert(c, fan[i])
-	}
+	d := decode(cfg, func() *api.PodSandbox { return &api.PodSandbox{} }, func() *api.Container { return &api.Container{} })
 	h := cfg.hooks
 	syncFn := func(ctx context.Context, cb adaptation.SyncCB) error {
 		h.syncStart()
-		_, err := cb(ctx, pods, ctrs)
+		_, err := cb(ctx, d.pods, d.ctrs)
 		h.syncDone(err)
 		return err
 	}
@@ -119,20 +126,53 @@ func newOurs(cfg *rtConfig) (*runtimeUnderTest, error) {
 	if err := a.Start(context.Background()); err != nil {
 		return nil, err
 	}
-	r := &runtimeUnderTest{stateBytes: encodedSize(pods, ctrs)}
-	r.stop = func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = a.Stop(ctx)
+	return &oursRuntime{a: a, d: d, bytes: encodedSize(d.pods, d.ctrs)}, nil
+}
+
+func (r *oursRuntime) ready() error    { return nil }
+func (r *oursRuntime) stateBytes() int { return r.bytes }
+
+func (r *oursRuntime) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = r.a.Stop(ctx)
+}
+
+func (r *oursRuntime) do(ctx context.Context, ev event, p, c int) (int, error) {
+	pod := r.d.wlPods[p]
+	var ctr *api.Container
+	if cs := r.d.wlCtrs[p]; c < len(cs) {
+		ctr = cs[c]
 	}
-	r.runPod = func(ctx context.Context) error {
-		return a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod})
-	}
-	r.create = func(ctx context.Context, i int) (int, error) {
-		rsp, err := a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: fan[i]})
+	a := r.a
+	switch ev {
+	case evRunPod:
+		return 0, a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod})
+	case evCreate:
+		rsp, err := a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr})
 		return len(rsp.GetAdjust().GetAnnotations()), err
+	case evPostCreate:
+		return 0, a.PostCreateContainer(ctx, &api.PostCreateContainerRequest{Pod: pod, Container: ctr})
+	case evStart:
+		return 0, a.StartContainer(ctx, &api.StartContainerRequest{Pod: pod, Container: ctr})
+	case evPostStart:
+		return 0, a.PostStartContainer(ctx, &api.PostStartContainerRequest{Pod: pod, Container: ctr})
+	case evUpdate:
+		_, err := a.UpdateContainer(ctx, &api.UpdateContainerRequest{Pod: pod, Container: ctr, LinuxResources: ctr.GetLinux().GetResources()})
+		return 0, err
+	case evPostUpdate:
+		return 0, a.PostUpdateContainer(ctx, &api.PostUpdateContainerRequest{Pod: pod, Container: ctr})
+	case evStopContainer:
+		_, err := a.StopContainer(ctx, &api.StopContainerRequest{Pod: pod, Container: ctr})
+		return 0, err
+	case evRemoveContainer:
+		return 0, a.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: ctr})
+	case evStopPod:
+		return 0, a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod})
+	case evRemovePod:
+		return 0, a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod})
 	}
-	return r, nil
+	return 0, fmt.Errorf("unknown event %d", int(ev))
 }
 
 // ---- reference (github.com/containerd/nri/pkg/adaptation) ----
@@ -144,27 +184,14 @@ func (refMetrics) RecordPluginLatency(string, string, time.Duration)            
 func (refMetrics) RecordPluginAdjustments(string, string, *nri.ContainerAdjustment, int, int) {}
 func (m refMetrics) UpdatePluginCount(n int)                                                  { m.h.count(n) }
 
-func newRef(cfg *rtConfig) (*runtimeUnderTest, error) {
-	pods := make([]*refapi.PodSandbox, len(cfg.pods))
-	for i, p := range cfg.pods {
-		pods[i] = &refapi.PodSandbox{}
-		convert(p, pods[i])
-	}
-	ctrs := make([]*refapi.Container, len(cfg.ctrs))
-	for i, c := range cfg.ctrs {
-		ctrs[i] = &refapi.Container{}
-		convert(c, ctrs[i])
-	}
-	var pod *refapi.PodSandbox
-	if cfg.fanPod != nil {
-		pod = &refapi.PodSandbox{}
-		convert(cfg.fanPod, pod)
-	}
-	fan := make([]*refapi.Container, len(cfg.fanCtrs))
-	for i, c := range cfg.fanCtrs {
-		fan[i] = &refapi.Container{}
-		convert(c, fan[i])
-	}
+type refRuntime struct {
+	a     *nri.Adaptation
+	d     *decoded[*refapi.PodSandbox, *refapi.Container]
+	bytes int
+}
+
+func newRef(cfg *rtConfig) (runtimeUnderTest, error) {
+	d := decode(cfg, func() *refapi.PodSandbox { return &refapi.PodSandbox{} }, func() *refapi.Container { return &refapi.Container{} })
 
 	// The reference's timeouts are package-wide settings.
 	if cfg.timeout > 0 {
@@ -175,7 +202,7 @@ func newRef(cfg *rtConfig) (*runtimeUnderTest, error) {
 	h := cfg.hooks
 	syncFn := func(ctx context.Context, cb nri.SyncCB) error {
 		h.syncStart()
-		_, err := cb(ctx, pods, ctrs)
+		_, err := cb(ctx, d.pods, d.ctrs)
 		h.syncDone(err)
 		return err
 	}
@@ -196,16 +223,48 @@ func newRef(cfg *rtConfig) (*runtimeUnderTest, error) {
 	if err := a.Start(); err != nil {
 		return nil, err
 	}
-	r := &runtimeUnderTest{stateBytes: encodedSize(pods, ctrs)}
-	r.stop = a.Stop
-	r.runPod = func(ctx context.Context) error {
-		return a.RunPodSandbox(ctx, &nri.RunPodSandboxRequest{Pod: pod})
+	return &refRuntime{a: a, d: d, bytes: encodedSize(d.pods, d.ctrs)}, nil
+}
+
+func (r *refRuntime) ready() error    { return nil }
+func (r *refRuntime) stateBytes() int { return r.bytes }
+func (r *refRuntime) stop()           { r.a.Stop() }
+
+func (r *refRuntime) do(ctx context.Context, ev event, p, c int) (int, error) {
+	pod := r.d.wlPods[p]
+	var ctr *refapi.Container
+	if cs := r.d.wlCtrs[p]; c < len(cs) {
+		ctr = cs[c]
 	}
-	r.create = func(ctx context.Context, i int) (int, error) {
-		rsp, err := a.CreateContainer(ctx, &nri.CreateContainerRequest{Pod: pod, Container: fan[i]})
+	a := r.a
+	switch ev {
+	case evRunPod:
+		return 0, a.RunPodSandbox(ctx, &nri.RunPodSandboxRequest{Pod: pod})
+	case evCreate:
+		rsp, err := a.CreateContainer(ctx, &nri.CreateContainerRequest{Pod: pod, Container: ctr})
 		return len(rsp.GetAdjust().GetAnnotations()), err
+	case evPostCreate:
+		return 0, a.PostCreateContainer(ctx, &nri.PostCreateContainerRequest{Pod: pod, Container: ctr})
+	case evStart:
+		return 0, a.StartContainer(ctx, &nri.StartContainerRequest{Pod: pod, Container: ctr})
+	case evPostStart:
+		return 0, a.PostStartContainer(ctx, &nri.PostStartContainerRequest{Pod: pod, Container: ctr})
+	case evUpdate:
+		_, err := a.UpdateContainer(ctx, &nri.UpdateContainerRequest{Pod: pod, Container: ctr, LinuxResources: ctr.GetLinux().GetResources()})
+		return 0, err
+	case evPostUpdate:
+		return 0, a.PostUpdateContainer(ctx, &nri.PostUpdateContainerRequest{Pod: pod, Container: ctr})
+	case evStopContainer:
+		_, err := a.StopContainer(ctx, &nri.StopContainerRequest{Pod: pod, Container: ctr})
+		return 0, err
+	case evRemoveContainer:
+		return 0, a.RemoveContainer(ctx, &nri.RemoveContainerRequest{Pod: pod, Container: ctr})
+	case evStopPod:
+		return 0, a.StopPodSandbox(ctx, &nri.StopPodSandboxRequest{Pod: pod})
+	case evRemovePod:
+		return 0, a.RemovePodSandbox(ctx, &nri.RemovePodSandboxRequest{Pod: pod})
 	}
-	return r, nil
+	return 0, fmt.Errorf("unknown event %d", int(ev))
 }
 
 // convert copies an nrikit message into a wire-compatible message (the

@@ -29,10 +29,15 @@ type syncResult struct {
 	HeapBaseBytes  uint64 `json:"heap_base_bytes"` // live heap before the plugin starts (state included)
 	HeapPeakBytes  uint64 `json:"heap_peak_bytes"` // peak of heap objects during the measured part
 	// PeakOverBaseBytes is peak - base (in a median, the median of the differences).
-	PeakOverBaseBytes uint64   `json:"peak_over_base_bytes"`
-	AllocBytes        uint64   `json:"alloc_bytes"` // TotalAlloc delta over the measured part
-	NumGC             uint32   `json:"num_gc"`      // collections during the measured part
-	RuntimeLog        []string `json:"runtime_log,omitempty"`
+	PeakOverBaseBytes uint64 `json:"peak_over_base_bytes"`
+	// The runtime process's resident set (/proc/self/status) before the
+	// measured part and its peak during it (VmHWM, reset at its start
+	// through /proc/self/clear_refs); 0 where that is not available.
+	RSSBaseBytes uint64   `json:"rss_base_bytes"`
+	RSSPeakBytes uint64   `json:"rss_peak_bytes"`
+	AllocBytes   uint64   `json:"alloc_bytes"` // TotalAlloc delta over the measured part
+	NumGC        uint32   `json:"num_gc"`      // collections during the measured part
+	RuntimeLog   []string `json:"runtime_log,omitempty"`
 }
 
 // syncEvents collects what the runtime reports through the hooks.
@@ -72,6 +77,9 @@ func (e *syncEvents) hooks() hooks {
 
 func runSync(o *options) (*syncResult, error) {
 	res := &syncResult{Impl: o.impl, Timeouts: o.timeouts, GCPercent: o.gogc}
+	if o.impl != implRef && o.impl != implOurs {
+		return nil, fmt.Errorf("sync: no %s implementation", o.impl)
+	}
 	progress("sync %s/%s: generating %d pods x %d containers", o.impl, o.timeouts, o.pods, o.perPod)
 	pods, ctrs := fakenode.Node(o.pods, o.perPod)
 	res.Pods, res.Containers = len(pods), len(ctrs)
@@ -106,8 +114,9 @@ func runSync(o *options) (*syncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rt.stop()
-	res.StateBytes = rt.stateBytes
+	stop := sync.OnceFunc(rt.stop)
+	defer stop()
+	res.StateBytes = rt.stateBytes()
 	// Only the runtime holds the state from here on (the reference holds its
 	// converted copy).
 	pods, ctrs, cfg.pods, cfg.ctrs = nil, nil, nil, nil
@@ -116,6 +125,7 @@ func runSync(o *options) (*syncResult, error) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	res.HeapBaseBytes = heapObjects()
+	res.RSSBaseBytes = resetPeakRSS()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	progress("sync %s/%s: state %.1f MB encoded, live heap %.0f MiB; starting plugin", o.impl, o.timeouts,
@@ -145,6 +155,7 @@ func runSync(o *options) (*syncResult, error) {
 	}
 	res.WallNs = int64(time.Since(start))
 	res.HeapPeakBytes = peak()
+	res.RSSPeakBytes = statusBytes("VmHWM")
 	runtime.ReadMemStats(&ms1)
 	debug.SetGCPercent(oldGC)
 	// ---- end of measured part ----
@@ -163,8 +174,7 @@ func runSync(o *options) (*syncResult, error) {
 	progress("sync %s/%s: %s after %v", o.impl, o.timeouts, res.Outcome, time.Duration(res.WallNs).Round(time.Millisecond))
 
 	if res.Outcome == "synchronized" {
-		rt.stop()
-		rt.stop = func() {}
+		stop()
 		// The reference's Stop leaves external plugins connected.
 		if plugin.waitExit(stopGrace) {
 			res.PluginStatus = plugin.status() + " after runtime Stop"
@@ -194,4 +204,22 @@ func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "# "+format+"\n", args...)
+}
+
+// resetPeakRSS resets the process's peak resident set size to its current
+// one and returns it; 0 if the kernel does not allow that.
+func resetPeakRSS() uint64 {
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		return 0
+	}
+	return statusBytes("VmRSS")
+}
+
+// statusBytes reads a "kB" field of /proc/self/status, in bytes.
+func statusBytes(key string) uint64 {
+	var kb uint64
+	if _, err := fmt.Sscanf(procField("/proc/self/status", key), "%d kB", &kb); err != nil {
+		return 0
+	}
+	return kb << 10
 }
