@@ -78,6 +78,7 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./internal/launch:FuzzSplitName:150000x \
 	./api:FuzzParseEventMask:60000x \
 	./api:FuzzValidatePluginIdentity:40000x \
+	./api:FuzzMarshalVT:100000x \
 	./adaptation/ocispec:FuzzApply:40000x \
 	./adaptation/validator:FuzzValidate:6000x \
 	./adaptation:FuzzPluginConnection:8000x \
