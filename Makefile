@@ -6,6 +6,7 @@
 #                        generated-code check
 #   make cross           build and vet for every OS a runtime links nrikit on
 #   make generate        regenerate api/*.pb.go with the pinned generators
+#                        (protoc, protoc-gen-go, -go-ttrpc, -go-vtproto)
 #   make check-generate  fail when the committed generated code is stale
 #   make soak            pod lifecycles through healthy, misbehaving and hostile
 #                        peers; prints its figures (SOAK_LIFECYCLES=N to change)
@@ -19,10 +20,13 @@ TOOLS_BIN     := $(TOOLS_DIR)/bin
 PROTOC_VERSION            := 3.21.12
 PROTOC_GEN_GO_VERSION     := v1.36.11
 PROTOC_GEN_GO_TTRPC_VERSION := v1.2.8
+# vtprotobuf's newest release; its go.mod needs go 1.20, below ours.
+PROTOC_GEN_GO_VTPROTO_VERSION := v0.6.1-0.20240319094008-0393e58bdf10
 
 PROTOC              := protoc
 PROTOC_GEN_GO       := $(TOOLS_BIN)/protoc-gen-go
 PROTOC_GEN_GO_TTRPC := $(TOOLS_BIN)/protoc-gen-go-ttrpc
+PROTOC_GEN_GO_VTPROTO := $(TOOLS_BIN)/protoc-gen-go-vtproto
 
 TEST_FLAGS ?=
 
@@ -74,6 +78,7 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./internal/launch:FuzzSplitName:150000x \
 	./api:FuzzParseEventMask:60000x \
 	./api:FuzzValidatePluginIdentity:40000x \
+	./api:FuzzMarshalVT:100000x \
 	./adaptation/ocispec:FuzzApply:40000x \
 	./adaptation/validator:FuzzValidate:6000x \
 	./adaptation:FuzzPluginConnection:8000x \
@@ -104,14 +109,22 @@ $(PROTOC_GEN_GO):
 $(PROTOC_GEN_GO_TTRPC):
 	GOBIN=$(TOOLS_BIN) $(GO) install github.com/containerd/ttrpc/cmd/protoc-gen-go-ttrpc@$(PROTOC_GEN_GO_TTRPC_VERSION)
 
-tools: protoc $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_TTRPC)
+$(PROTOC_GEN_GO_VTPROTO):
+	GOBIN=$(TOOLS_BIN) $(GO) install github.com/planetscale/vtprotobuf/cmd/protoc-gen-go-vtproto@$(PROTOC_GEN_GO_VTPROTO_VERSION)
 
-# gen-into DIR: messages get protobuf code, services only ttrpc code (see api/services.proto).
+tools: protoc $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_TTRPC) $(PROTOC_GEN_GO_VTPROTO)
+
+# gen-into DIR: messages get protobuf code and vtprotobuf's reflection-free
+# marshal and size code (used to encode an event's request once for all
+# plugins), services only ttrpc code (see api/services.proto).
 # protoc-gen-go-ttrpc writes its "Code generated" header right above the package
 # clause, which makes it part of the package doc: a blank line detaches it.
 gen-into = mkdir -p $(1) && \
 	$(PROTOC) -I api --plugin=protoc-gen-go=$(PROTOC_GEN_GO) \
 	  --go_out=$(1) --go_opt=paths=source_relative api/nrikit.proto && \
+	$(PROTOC) -I api --plugin=protoc-gen-go-vtproto=$(PROTOC_GEN_GO_VTPROTO) \
+	  --go-vtproto_out=$(1) --go-vtproto_opt=paths=source_relative,features=marshal+size \
+	  api/nrikit.proto && \
 	$(PROTOC) -I api --plugin=protoc-gen-go-ttrpc=$(PROTOC_GEN_GO_TTRPC) \
 	  --go-ttrpc_out=$(1) --go-ttrpc_opt=paths=source_relative api/services.proto \
 	  api/v1beta1/services.proto && \
@@ -125,7 +138,7 @@ generate: tools
 check-generate: tools
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	$(call gen-into,$$tmp) && \
-	for f in nrikit.pb.go services_ttrpc.pb.go v1beta1/services_ttrpc.pb.go; do \
+	for f in nrikit.pb.go nrikit_vtproto.pb.go services_ttrpc.pb.go v1beta1/services_ttrpc.pb.go; do \
 	  if ! cmp -s $$tmp/$$f api/$$f; then \
 	    echo "api/$$f is stale: run 'make generate' and commit the result"; \
 	    diff -u api/$$f $$tmp/$$f | head -n 40; exit 1; fi; \

@@ -61,7 +61,7 @@ func (a *Adaptation) relayStateChange(ctx context.Context, p *plugin, ev api.Eve
 	if r, ok := req.(containerRequest); ok && isContainerEvent(ev) {
 		sc.Container = r.GetContainer()
 	}
-	_, err := p.svc.StateChange(ctx, sc)
+	_, err := p.svc.StateChange(ctx, newOutgoing(sc, true).to(p))
 	if isUnimplemented(err) {
 		return fmt.Errorf("plugin implements neither the %s RPC nor StateChange: %w", ev.Name(), err)
 	}

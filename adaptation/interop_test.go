@@ -255,8 +255,17 @@ func TestInteropBigNodeSync(t *testing.T) {
 	if sync == nil || sync.Pods != 10000 || sync.Containers != 50000 {
 		t.Fatalf("plugin's Synchronize record: %+v", sync)
 	}
-	if sync.PodIDs[9999] != pods[9999].GetId() || sync.ContainerIDs[49999] != ctrs[49999].GetId() {
-		t.Fatal("snapshot ids out of order or lost")
+	// Every id, in order: the messages are encoded one after the other into
+	// one reused buffer, which a reuse too early would corrupt.
+	for i, p := range pods {
+		if sync.PodIDs[i] != p.GetId() {
+			t.Fatalf("pod %d of the snapshot arrived as %q, want %q", i, sync.PodIDs[i], p.GetId())
+		}
+	}
+	for i, c := range ctrs {
+		if sync.ContainerIDs[i] != c.GetId() {
+			t.Fatalf("container %d of the snapshot arrived as %q, want %q", i, sync.ContainerIDs[i], c.GetId())
+		}
 	}
 	if err := e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: testPod("after")}); err != nil {
 		t.Fatal(err)

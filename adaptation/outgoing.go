@@ -41,7 +41,7 @@ func preEncoded[Req any](req Req) (Req, bool) {
 	if !ok || m == nil || !m.ProtoReflect().IsValid() {
 		return req, false
 	}
-	b, err := proto.Marshal(m)
+	b, err := marshal(m)
 	if err != nil {
 		return req, false
 	}

@@ -124,9 +124,10 @@ func (a *Adaptation) sendSnapshot(ctx context.Context, p *plugin, pods []*api.Po
 	if err != nil {
 		return nil, err
 	}
+	var enc syncEncoder
 	for i, c := range chunks {
 		more := i < len(chunks)-1
-		req := &api.SynchronizeRequest{Pods: c.pods, Containers: c.ctrs, More: more}
+		req := enc.to(p, &api.SynchronizeRequest{Pods: c.pods, Containers: c.ctrs, More: more})
 		var rsp *api.SynchronizeResponse
 		err := p.invoke(ctx, a.opts.sync, func(ctx context.Context) (err error) {
 			rsp, err = p.svc.Synchronize(ctx, req)

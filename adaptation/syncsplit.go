@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/mux"
@@ -45,13 +44,13 @@ func splitSnapshot(pods []*api.PodSandbox, ctrs []*api.Container, limit int) ([]
 		return true, nil
 	}
 	for _, pod := range pods {
-		if _, err := add(proto.Size(pod), "pod "+pod.GetId()); err != nil {
+		if _, err := add(encodedSize(pod), "pod "+pod.GetId()); err != nil {
 			return nil, err
 		}
 		cur.pods = append(cur.pods, pod)
 	}
 	for _, ctr := range ctrs {
-		if _, err := add(proto.Size(ctr), "container "+ctr.GetId()); err != nil {
+		if _, err := add(encodedSize(ctr), "container "+ctr.GetId()); err != nil {
 			return nil, err
 		}
 		cur.ctrs = append(cur.ctrs, ctr)

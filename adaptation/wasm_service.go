@@ -30,7 +30,7 @@ func callGuest[Rsp any, P interface {
 	if !g.Has(export) {
 		return nil, status.Errorf(codes.Unimplemented, "WASM plugin does not export %s", export)
 	}
-	in, err := proto.Marshal(req)
+	in, err := marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("nrikit: encode request for %s: %w", export, err)
 	}

@@ -11,7 +11,9 @@
 //     response type of both services a message with every field set encodes
 //     on one side, decodes on the other, and comes back intact, both ways.
 //     nrikit's additions must survive a trip through the reference as unknown
-//     fields.
+//     fields. nrikit's side is also encoded with its generated MarshalVT
+//     (how nrikit sends pre-encoded requests), which the reference must
+//     decode to the same values.
 //
 // It prints one line per check and exits 1 if any check failed.
 package main

@@ -59,6 +59,8 @@ func trip(r *report, what string, from, to protoreflect.MessageType, cov *covera
 			from.Descriptor().FullName(), strings.Join(diff, "\n      "))
 	}
 
+	checkGenerated(r, what, src, to)
+
 	b2, err := marshal.Marshal(mid.Interface())
 	if err != nil {
 		r.fail("%s: re-encode: %v", what, err)
@@ -84,6 +86,30 @@ func trip(r *report, what string, from, to protoreflect.MessageType, cov *covera
 		sum += fmt.Sprintf(", reference kept %d unknown: %s", len(kept), summarize(kept))
 	}
 	return sum
+}
+
+// checkGenerated: when src is nrikit's and has the generated encoder
+// (MarshalVT, what nrikit sends its pre-encoded requests with), the other
+// side decodes that encoding to the values src has.
+func checkGenerated(r *report, what string, src protoreflect.Message, to protoreflect.MessageType) {
+	vt, ok := src.Interface().(interface{ MarshalVT() ([]byte, error) })
+	if !ok {
+		return
+	}
+	b, err := vt.MarshalVT()
+	if err != nil {
+		r.fail("%s: MarshalVT: %v", what, err)
+		return
+	}
+	got := to.New()
+	if err := proto.Unmarshal(b, got.Interface()); err != nil {
+		r.fail("%s: decode MarshalVT's %d bytes as %s: %v", what, len(b), to.Descriptor().FullName(), err)
+		return
+	}
+	if diff := diffValues(canonMessage(src), canonMessage(got), ""); len(diff) > 0 {
+		r.fail("%s: %s sees other values in MarshalVT's encoding than %s has:\n      %s", what,
+			to.Descriptor().FullName(), src.Descriptor().FullName(), strings.Join(diff, "\n      "))
+	}
 }
 
 // summarize turns paths such as "X.pod.state(#1000)" into a short list of
