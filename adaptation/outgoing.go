@@ -18,9 +18,17 @@ func newOutgoing[Req any](req Req, stable bool) *outgoing[Req] {
 	return &outgoing[Req]{req: req, stable: stable}
 }
 
-// to returns the request to send p.
+// to returns the request to send p. A request that changes between plugins
+// is encoded anew for each, still with the generated encoder rather than
+// ttrpc's reflective one.
 func (o *outgoing[Req]) to(p *plugin) Req {
-	if !o.stable || p.kind == kindBuiltin {
+	if p.kind == kindBuiltin {
+		return o.req
+	}
+	if !o.stable {
+		if wire, ok := preEncoded(o.req); ok {
+			return wire
+		}
 		return o.req
 	}
 	if !o.tried {

@@ -40,7 +40,15 @@ func TestOutgoingEncodesOnce(t *testing.T) {
 	if len(got) != len(want) {
 		t.Fatalf("pre-encoded request is %d bytes, the original %d", len(got), len(want))
 	}
-	if evolving := newOutgoing(req, false); evolving.to(socket) != req {
-		t.Fatal("a request that changes between plugins was encoded once")
+	evolving := newOutgoing(req, false)
+	before := proto.Clone(req)
+	first := evolving.to(socket)
+	req.Container.Env = append(req.Container.Env, "B=2")
+	second := evolving.to(socket)
+	if first == req || second == req || first == second {
+		t.Fatal("a request that changes between plugins was not encoded anew for each")
 	}
+	// Each plugin gets the request as it was at its turn.
+	decodesTo(t, first, before)
+	decodesTo(t, second, req)
 }
