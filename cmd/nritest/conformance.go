@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/sirupsen/logrus"
 
@@ -100,10 +101,21 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	}
 	run.steps = d.script()
 	run.events = make([]EventReport, len(run.steps))
+	failed := map[string]string{} // object ID: its setup event that failed unexpectedly
 	for i, s := range run.steps {
 		run.active = append(run.active, activeIDs(a.Plugins()))
 		run.live = append(run.live, st.liveIDs())
+		if why := skipAfterFailure(s, failed, w); why != "" {
+			run.events[i] = EventReport{Seq: i + 1, Event: s.event.Name(), Target: s.target, TargetID: s.id, Calls: []Call{}, Result: resultSkipped, Skipped: why}
+			continue
+		}
 		run.events[i] = runStep(ctx, i, s, rec, tap, st)
+		if s.restart {
+			run.events[i].Note = restartNote(restarts)
+		}
+		if run.events[i].Result == resultFailed && !s.restart {
+			failed[s.id] = s.event.Name()
+		}
 	}
 	rep.Cases = caseReports(run)
 	return finish(), nil
@@ -135,6 +147,23 @@ func runStep(ctx context.Context, i int, s cstep, rec *recorder, tap *wiretap, s
 	return r
 }
 
+// skipAfterFailure says why the runtime would not issue s after an
+// unexpected failure, as drive does: the later setup and notification
+// events of an object (or of its pod) whose setup failed. Teardown still
+// comes.
+func skipAfterFailure(s cstep, failed map[string]string, w *conformanceWorkload) string {
+	if s.restart || isTeardown(s.event) {
+		return ""
+	}
+	if ev := failed[s.id]; ev != "" {
+		return "its " + ev + " failed"
+	}
+	if c := w.ctrs[s.id]; c != nil && failed[c.GetPodSandboxId()] != "" {
+		return "the pod's " + failed[c.GetPodSandboxId()] + " failed"
+	}
+	return ""
+}
+
 // resultScripted is a step that failed as the script meant it to.
 const resultScripted = "failed as scripted"
 
@@ -164,6 +193,30 @@ func restartAll(ctx context.Context, a *adaptation.Adaptation, under map[string]
 		restarts[id] = ""
 	}
 	return errors.Join(errs...)
+}
+
+// restartNote says which plugins were restarted, and which not and why.
+func restartNote(restarts map[string]string) string {
+	ids := make([]string, 0, len(restarts))
+	for id := range restarts {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var done, notes []string
+	for _, id := range ids {
+		if restarts[id] == "" {
+			done = append(done, id)
+		} else {
+			notes = append(notes, id+" "+restarts[id])
+		}
+	}
+	if len(done) > 0 {
+		notes = append([]string{"restarted " + strings.Join(done, ", ")}, notes...)
+	}
+	if len(notes) == 0 {
+		return "no plugin to restart"
+	}
+	return strings.Join(notes, "; ")
 }
 
 func activeIDs(infos []adaptation.PluginInfo) map[string]bool {

@@ -160,7 +160,11 @@ func pluginResult(run *contractRun, info adaptation.PluginInfo, insts []*instanc
 		}
 	}
 	for i, in := range insts {
-		run.checkInstance(id, in, i == len(insts)-1 && !dropped, f)
+		until := len(run.steps)
+		if i+1 < len(insts) && len(insts[i+1].calls) > 0 {
+			until = insts[i+1].calls[0].step
+		}
+		run.checkInstance(id, in, until, i == len(insts)-1 && !dropped, f)
 	}
 	pc.Replies = replies(run, id, f)
 	notes := map[string][]string{}
@@ -312,6 +316,10 @@ func (r *ConformanceReport) writeText(w io.Writer) error {
 	for _, p := range r.Results {
 		p.text(tw, r.Deprecations)
 	}
+	if len(r.Results) == 0 {
+		fmt.Fprint(tw, "PLUGINS\n(none under test)\n\n")
+	}
+	(&Report{PluginChanges: r.PluginChanges}).textPluginChanges(tw)
 	r.textSummary(tw)
 	if err := tw.Flush(); err != nil {
 		return err
@@ -348,6 +356,9 @@ func (r *ConformanceReport) textCases(w io.Writer) {
 			if e.Skipped != "" {
 				calls = "(not issued: " + e.Skipped + ")"
 			}
+			if e.Note != "" {
+				calls = e.Note
+			}
 			fmt.Fprintf(w, "  #%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Event, e.Target, e.Result, calls)
 			for _, g := range byEvent(e.Calls)[1:] {
 				fmt.Fprintf(w, "  \t+ %s\t\t\t%s\n", g.event, callCells(g.calls, 0))
@@ -366,7 +377,7 @@ func (p PluginConformance) text(w io.Writer, deps []DeprecationReport) {
 	if p.AllEvents {
 		events = "all"
 	}
-	fmt.Fprintf(w, "PLUGIN %s: %s, %s, %d instance(s); takes %s\n", p.Plugin, p.Kind, orDash(p.Revision), p.Instances, events)
+	fmt.Fprintf(w, "PLUGIN %s: %s, %s, connected %s; takes %s\n", p.Plugin, p.Kind, orDash(p.Revision), times(p.Instances), events)
 	fmt.Fprintln(w, "  RECEIVED\tDEDICATED\tSTATECHANGE")
 	for _, rc := range p.Received {
 		sc := strconv.Itoa(rc.StateChange)
@@ -380,7 +391,7 @@ func (p PluginConformance) text(w io.Writer, deps []DeprecationReport) {
 	}
 	for _, d := range deps {
 		if d.Plugin == p.Plugin {
-			fmt.Fprintf(w, "  deprecated: %s for %s\n", d.Deprecation, strings.Join(d.Events, ", "))
+			fmt.Fprintf(w, "  deprecation recorded: %s, %d events: %s\n", d.Deprecation, len(d.Events), strings.Join(d.Events, ", "))
 		}
 	}
 	rp := p.Replies
@@ -404,6 +415,16 @@ func (p PluginConformance) text(w io.Writer, deps []DeprecationReport) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  RESULT %s: %s\n\n", p.Plugin, p.Result)
+}
+
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 func (r *ConformanceReport) textSummary(w io.Writer) {

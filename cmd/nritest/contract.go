@@ -62,8 +62,9 @@ func (f findings) add(kase, format string, args ...any) {
 	}
 }
 
-// checkInstance replays one instance's calls against the contract.
-func (r *contractRun) checkInstance(id string, in *instance, last bool, f findings) {
+// checkInstance replays one instance's calls against the contract. The
+// instance answers for the steps before until, when its successor joined.
+func (r *contractRun) checkInstance(id string, in *instance, until int, last bool, f findings) {
 	if len(in.calls) == 0 {
 		return
 	}
@@ -72,12 +73,12 @@ func (r *contractRun) checkInstance(id string, in *instance, last bool, f findin
 	joinStep := in.calls[0].step
 	r.checkSnapshot(in, joinStep, objs, f)
 	next := 0
-	for step := joinStep + 1; step <= len(r.steps); step++ {
+	for step := joinStep + 1; step <= until; step++ {
 		// Calls before this step (the join, the previous step) come first.
 		for ; next < len(in.calls) && in.calls[next].step < step; next++ {
 			r.checkCall(in.calls[next], mask, objs, f)
 		}
-		if step < len(r.steps) {
+		if step < until {
 			r.checkDelivered(id, in, step, mask, objs, f)
 		}
 	}

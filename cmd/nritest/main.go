@@ -215,7 +215,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return exitUsage
 	}
-	logs := newRunLog(stderr, cfg.verbose)
+	var quiet []string
+	if cfg.conformance {
+		quiet = []string{failerID}
+	}
+	logs := newRunLog(stderr, cfg.verbose, quiet...)
 	defer logs.adoptStandardLogger()()
 	if cfg.conformance {
 		return runConformance(ctx, cfg, logs, stdout, stderr)
