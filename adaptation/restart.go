@@ -12,9 +12,10 @@ import (
 // plugin that RestartPlugin restarts.
 const ReasonRestarted = "restarted"
 
-// errNotRestartable marks a plugin that nrikit did not start from the
-// plugin path, so that it cannot start it again.
-var errNotRestartable = errors.New("only a pre-installed plugin can be restarted")
+// ErrNotRestartable is wrapped by RestartPlugin's error for a plugin that
+// nrikit did not start from the plugin path, so that it cannot start it
+// again.
+var ErrNotRestartable = errors.New("nrikit: only a pre-installed plugin can be restarted")
 
 // RestartPlugin restarts the pre-installed plugin id (idx-name): it leaves
 // the dispatch list, gets Shutdown(ReasonRestarted) and its process ends
@@ -41,7 +42,7 @@ func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
 		return fmt.Errorf("nrikit: restarting %s: no such active plugin", id)
 	}
 	if p.kind != kindPreinstalled {
-		return fmt.Errorf("nrikit: restarting %s: it is %s: %w", id, p.kind, errNotRestartable)
+		return fmt.Errorf("nrikit: restarting %s: it is %s: %w", id, p.kind, ErrNotRestartable)
 	}
 	cand, err := a.candidate(id)
 	if err != nil {
