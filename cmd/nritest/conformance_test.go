@@ -179,7 +179,7 @@ func TestConformanceFailures(t *testing.T) {
 			dir := t.TempDir()
 			good := testplugin.Config{Index: "20", Name: "good"}
 			pluginDir := installTestPlugins(t, dir, c.plugin, good)
-			r := runCmd(t, "--conformance", "--json", "--plugin-path", pluginDir, "--request-timeout", "1s")
+			r := runCmd(t, "--conformance", "--json", "--plugin-path", pluginDir, "--request-timeout", "2s")
 			if r.code != exitFailed {
 				t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
@@ -288,5 +288,35 @@ func TestConformanceExitStatus(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("-h lacks %q", want)
 		}
+	}
+}
+
+// TestConformancePartialSubscriptions: a plugin held only to the events it
+// takes passes: one without creation events may first hear of an object by
+// its stop, one without stops gets the removal alone.
+func TestConformancePartialSubscriptions(t *testing.T) {
+	t.Parallel()
+	pluginDir := installTestPlugins(t, t.TempDir(),
+		testplugin.Config{Index: "10", Name: "nostops", Events: "runpodsandbox,createcontainer,removecontainer,removepodsandbox"},
+		testplugin.Config{Index: "20", Name: "stopsonly", Events: "stopcontainer,stoppodsandbox"},
+		testplugin.Config{Index: "30", Name: "legacy-updates", Legacy: true, Events: "updatecontainer,postupdatecontainer,updatepodsandbox,postupdatepodsandbox"},
+	)
+	r := runCmd(t, "--conformance", "--json", "--plugin-path", pluginDir)
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseConformance(t, r.stdout)
+	if got := receivedOf(resultOf(t, rep, "20-stopsonly"), "StopContainer"); got.Dedicated != 6 {
+		t.Errorf("20-stopsonly StopContainer %+v, want 6 (ctr-0a, 1a, 1b, 1x, 1y, 2a)", got)
+	}
+	if got := receivedOf(resultOf(t, rep, "10-nostops"), "StopContainer"); got.Dedicated+got.StateChange != 0 {
+		t.Errorf("10-nostops got StopContainer %+v", got)
+	}
+	legacy := resultOf(t, rep, "30-legacy-updates")
+	if got := receivedOf(legacy, "PostUpdateContainer"); got.StateChange != 2 || got.Unimplemented == 0 {
+		t.Errorf("30-legacy-updates PostUpdateContainer %+v, want 2 through StateChange", got)
+	}
+	if got := receivedOf(legacy, "UpdateContainer"); got.Dedicated != 2 {
+		t.Errorf("30-legacy-updates UpdateContainer %+v, want 2 dedicated", got)
 	}
 }
