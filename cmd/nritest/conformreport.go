@@ -182,6 +182,11 @@ func pluginResult(run *contractRun, info adaptation.PluginInfo, insts []*instanc
 	default:
 		notes[caseRestart] = []string{restart}
 	}
+	for _, kase := range []string{caseOtherFails, caseStopNoRemove, caseRemoveNoStop} {
+		if seq := caseSequence(run, insts, kase); len(seq) > 0 {
+			notes[kase] = append(notes[kase], "got: "+strings.Join(seq, ", "))
+		}
+	}
 	pc.Result = verdictPass
 	if len(pc.Problems) > 0 {
 		pc.Result = verdictFail
@@ -197,6 +202,31 @@ func pluginResult(run *contractRun, info adaptation.PluginInfo, insts []*instanc
 		pc.Cases = append(pc.Cases, cr)
 	}
 	return pc
+}
+
+// caseSequence lists the events the plugin got during a case's steps, in
+// order, as "StopContainer ctr-1a", marked [StateChange] when they came
+// that way.
+func caseSequence(run *contractRun, insts []*instance, kase string) []string {
+	var seq []string
+	for _, in := range insts {
+		for _, c := range in.calls {
+			if c.step < 0 || run.caseOf(c.step) != kase || c.event == api.Event_UNKNOWN || c.unimplemented ||
+				c.event == api.Event_VALIDATE_CONTAINER_ADJUSTMENT {
+				continue
+			}
+			id := c.podID
+			if isContainerEvent(c.event) {
+				id = c.ctrID
+			}
+			ev := c.event.Name()
+			if c.via == ViaStateChange {
+				ev += "[StateChange]"
+			}
+			seq = append(seq, ev+" "+id)
+		}
+	}
+	return seq
 }
 
 // received counts the events that reached the plugin, by RPC.
@@ -338,37 +368,64 @@ func (r *ConformanceReport) textHeader(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  socket:    %s\n", socket)
 	fmt.Fprintf(w, "  own:       %s\n", r.Own)
-	fmt.Fprintln(w, "  before:    pod-0 with container ctr-0a running, before any plugin joins")
+	fmt.Fprintln(w, "  before:    pod-0 (early) with container ctr-0a (early-app) running, before any plugin joins")
 	fmt.Fprintln(w)
 }
 
-// textCases lists the script: each case, what it checks, its calls.
+// textCases lists the script: each case, what it checks, its calls. The
+// rows are padded by hand so that they line up across cases.
 func (r *ConformanceReport) textCases(w io.Writer) {
 	fmt.Fprintln(w, "SCRIPT (the runtime's calls, case by case; each plugin call as: plugin outcome latency)")
 	if r.Stopped != "" && len(r.Cases) == 0 {
 		fmt.Fprint(w, "(none: the run stopped before the script)\n\n")
 		return
 	}
+	var rows [][4]string // seq, event, target, result
+	for _, c := range r.Cases {
+		for _, e := range c.Steps {
+			rows = append(rows, [4]string{fmt.Sprintf("#%d", e.Seq), e.Event, stepTarget(e), e.Result})
+		}
+	}
+	var width [4]int
+	for _, row := range rows {
+		for i, cell := range row {
+			width[i] = max(width[i], len(cell))
+		}
+	}
+	// Calls of other events made on the way sit under the event column.
+	indent := strings.Repeat(" ", 2+width[0]+2)
+	callsAt := strings.Repeat(" ", 2+width[0]+2+width[1]+2+width[2]+2+width[3]+2)
+	n := 0
 	for i, c := range r.Cases {
 		fmt.Fprintf(w, "%d. %s: %s\n", i+1, c.Case, c.Checks)
 		for _, e := range c.Steps {
+			row := rows[n]
+			n++
 			calls := callCells(byEvent(e.Calls)[0].calls, 0)
-			if e.Skipped != "" {
+			switch {
+			case e.Note != "":
+				calls = e.Note
+			case e.Skipped != "":
 				calls = "(not issued: " + e.Skipped + ")"
 			}
-			if e.Note != "" {
-				calls = e.Note
-			}
-			fmt.Fprintf(w, "  #%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Event, e.Target, e.Result, calls)
+			fmt.Fprintf(w, "  %-*s  %-*s  %-*s  %-*s  %s\n", width[0], row[0], width[1], row[1], width[2], row[2], width[3], row[3], calls)
 			for _, g := range byEvent(e.Calls)[1:] {
-				fmt.Fprintf(w, "  \t+ %s\t\t\t%s\n", g.event, callCells(g.calls, 0))
+				fmt.Fprintf(w, "%s%-*s%s\n", indent, len(callsAt)-len(indent), "+ "+g.event, callCells(g.calls, 0))
 			}
 			if e.Error != "" {
-				fmt.Fprintf(w, "  \t\t\t\terror: %s\n", e.Error)
+				fmt.Fprintf(w, "%serror: %s\n", callsAt, e.Error)
 			}
 		}
 	}
 	fmt.Fprintln(w)
+}
+
+// stepTarget is a step's object as "ctr-1a (app)", or its pod's ID.
+func stepTarget(e EventReport) string {
+	if e.TargetID != "" && e.TargetID != e.Target {
+		return e.TargetID + " (" + e.Target + ")"
+	}
+	return e.Target
 }
 
 // text writes one plugin's section.
@@ -406,7 +463,7 @@ func (p PluginConformance) text(w io.Writer, deps []DeprecationReport) {
 	}
 	for _, c := range p.Cases {
 		fmt.Fprintf(w, "  %s\t%s\t", c.Case, c.Result)
-		for i, n := range c.Notes {
+		for i, n := range noteLines(c.Notes) {
 			if i > 0 {
 				fmt.Fprint(w, "\n  \t\t")
 			}
@@ -415,6 +472,24 @@ func (p PluginConformance) text(w io.Writer, deps []DeprecationReport) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  RESULT %s: %s\n\n", p.Plugin, p.Result)
+}
+
+// noteLines breaks the long notes (event sequences) into lines of a few
+// entries.
+func noteLines(notes []string) []string {
+	var out []string
+	for _, n := range notes {
+		if !strings.HasPrefix(n, "got: ") {
+			out = append(out, n)
+			continue
+		}
+		lines := chunk(strings.Split(strings.TrimPrefix(n, "got: "), ", "), 3)
+		out = append(out, "got: "+lines[0])
+		for _, l := range lines[1:] {
+			out = append(out, "     "+l)
+		}
+	}
+	return out
 }
 
 func times(n int) string {
