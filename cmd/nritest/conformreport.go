@@ -174,13 +174,13 @@ func pluginResult(run *contractRun, info adaptation.PluginInfo, insts []*instanc
 	restart, reached := restarts[id]
 	switch {
 	case !reached:
-		notes[caseRestart] = []string{"skipped: the script did not get there"}
+		notes[caseRestart] = []string{"the script did not get there"}
 	case restart == "":
 		notes[caseRestart] = []string{"restarted; new snapshot: " + listOrNone(snapshotOf(insts[len(insts)-1]))}
 	case strings.HasPrefix(restart, "failed: "):
 		f.add(caseRestart, "%s", restart)
 	default:
-		notes[caseRestart] = []string{restart}
+		notes[caseRestart] = []string{strings.TrimPrefix(restart, "skipped: ")}
 	}
 	for _, kase := range []string{caseOtherFails, caseStopNoRemove, caseRemoveNoStop} {
 		if seq := caseSequence(run, insts, kase); len(seq) > 0 {
