@@ -118,6 +118,9 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		}
 	}
 	rep.Cases = caseReports(run)
+	if ctx.Err() != nil {
+		rep.Stopped = fmt.Sprintf("interrupted during the script (%v): the cases after it were not run", context.Cause(ctx))
+	}
 	return finish(), nil
 }
 
@@ -177,8 +180,13 @@ func restartAll(ctx context.Context, a *adaptation.Adaptation, under map[string]
 	slices.Sort(ids)
 	var errs []error
 	for _, id := range ids {
-		if k := under[id].Kind; k != adaptation.KindPreinstalled {
-			restarts[id] = "skipped: " + k + " plugin, which nritest did not start and cannot restart"
+		switch k := under[id].Kind; k {
+		case adaptation.KindPreinstalled:
+		case adaptation.KindExternal:
+			restarts[id] = "skipped: external plugin, which nritest did not start and cannot restart"
+			continue
+		default:
+			restarts[id] = "skipped: " + k + " plugin, which runs in-process: there is no process to restart"
 			continue
 		}
 		if !slices.ContainsFunc(a.Plugins(), func(p adaptation.PluginInfo) bool { return p.Plugin == id }) {
