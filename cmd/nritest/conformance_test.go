@@ -320,3 +320,16 @@ func TestConformancePartialSubscriptions(t *testing.T) {
 		t.Errorf("30-legacy-updates UpdateContainer %+v, want 2 dedicated", got)
 	}
 }
+
+// TestConformanceInterrupted: an interrupt (here, before the script) still
+// prints the report, ends with why, and exits 1.
+func TestConformanceInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := runCtx(ctx, &lockedWriter{w: &bytes.Buffer{}}, "--conformance")
+	if r.code != exitFailed || !strings.Contains(r.stdout, "STOPPED EARLY: interrupted during the script") ||
+		!strings.Contains(r.stdout, "(not issued: interrupted)") || !strings.Contains(r.stderr, "nritest: interrupted during the script") {
+		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
