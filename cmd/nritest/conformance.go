@@ -80,6 +80,12 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		st.setPhase(phaseStopping)
 		stop()
 		rep.PluginChanges = changes.reports()
+		// A plugin that never joined is checked too: it fails.
+		for _, c := range rep.PluginChanges {
+			if _, ok := under[c.Plugin]; !ok && c.Change == string(adaptation.PluginFailed) {
+				under[c.Plugin] = adaptation.PluginInfo{Plugin: c.Plugin, Kind: c.Kind, Revision: c.Revision, Events: []string{}}
+			}
+		}
 		rep.Results = pluginResults(run, under, tap, restarts, rep.PluginChanges, rep.Deprecations)
 		rep.tally()
 		return rep

@@ -333,3 +333,31 @@ func TestConformanceInterrupted(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestConformanceNeverJoined: a plugin that fails to join is not left out:
+// it fails, with why.
+func TestConformanceNeverJoined(t *testing.T) {
+	t.Parallel()
+	pluginDir := installTestPlugins(t, t.TempDir(),
+		testplugin.Config{Index: "10", Name: "noconf", Behaviours: map[string]testplugin.Behaviour{"Configure": {Fail: "not today"}}},
+		testplugin.Config{Index: "20", Name: "good"},
+	)
+	r := runCmd(t, "--conformance", "--json", "--plugin-path", pluginDir)
+	if r.code != exitFailed {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseConformance(t, r.stdout)
+	bad := resultOf(t, rep, "10-noconf")
+	if bad.Result != verdictFail || len(bad.Problems) != 1 || !strings.Contains(bad.Problems[0], "failed to join (configure)") ||
+		!strings.Contains(bad.Problems[0], "not today") {
+		t.Errorf("10-noconf: %s, problems %q", bad.Result, bad.Problems)
+	}
+	for _, c := range bad.Cases {
+		if c.Result != verdictSkipped {
+			t.Errorf("10-noconf, which never joined: %s %s", c.Case, c.Result)
+		}
+	}
+	if good := resultOf(t, rep, "20-good"); good.Result != verdictPass {
+		t.Errorf("20-good: %s %+v", good.Result, good.Cases)
+	}
+}

@@ -194,6 +194,8 @@ func pluginResult(run *contractRun, info adaptation.PluginInfo, insts []*instanc
 	for _, c := range caseTitles {
 		cr := CaseResult{Case: c.name, Result: verdictPass, Notes: append(f[c.name], notes[c.name]...)}
 		switch {
+		case len(insts) == 0:
+			cr.Result, cr.Notes = verdictSkipped, []string{"it never joined"}
 		case len(f[c.name]) > 0:
 			cr.Result, pc.Result = verdictFail, verdictFail
 		case c.name == caseRestart && (!reached || restart != ""):
