@@ -140,6 +140,7 @@ func pluginResults(run *contractRun, under map[string]adaptation.PluginInfo, tap
 
 func pluginResult(run *contractRun, info adaptation.PluginInfo, insts []*instance, restarts map[string]string, changes []PluginChangeReport) PluginConformance {
 	id := info.Plugin
+	insts = slices.DeleteFunc(insts, func(in *instance) bool { return !joined(in) })
 	pc := PluginConformance{
 		Plugin: id, Kind: info.Kind, Revision: info.Revision, Events: info.Events,
 		AllEvents: len(info.Events) == len(api.AllEvents.Events()), Instances: len(insts),
@@ -204,6 +205,23 @@ func pluginResult(run *contractRun, info adaptation.PluginInfo, insts []*instanc
 		pc.Cases = append(pc.Cases, cr)
 	}
 	return pc
+}
+
+// joined tells whether an instance got through its handshake: configured
+// and synchronized. One that did not is reported as a failed join.
+func joined(in *instance) bool {
+	synced := false
+	for i, c := range in.calls {
+		switch {
+		case i == 0 && (c.method != "Configure" || c.err != nil):
+			return false
+		case c.method == "Synchronize" && c.err != nil:
+			return false
+		case c.method == "Synchronize":
+			synced = true
+		}
+	}
+	return synced
 }
 
 // caseSequence lists the events the plugin got during a case's steps, in
