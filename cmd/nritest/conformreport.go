@@ -353,4 +353,3 @@ func (r *ConformanceReport) writeJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
-
