@@ -59,6 +59,7 @@ type Adaptation struct {
 	mu       sync.Mutex // guards the fields below
 	started  bool
 	cancel   context.CancelFunc
+	runCtx   context.Context // what Start launched plugins under; Stop cancels it
 	listener net.Listener
 	wg       sync.WaitGroup // every goroutine the adaptation starts
 }
@@ -100,7 +101,7 @@ func (a *Adaptation) Start(ctx context.Context) error {
 	}
 	a.registry.open()
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.cancel = cancel
+	a.cancel, a.runCtx = cancel, runCtx
 	a.started = true
 
 	a.startBuiltins(runCtx)

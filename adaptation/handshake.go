@@ -49,6 +49,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 // handshake configures and synchronizes a registered plugin, and makes it
 // active. A failed phase drops it.
 func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
+	a.observe(p)
 	if err := a.configure(ctx, p); err != nil {
 		return a.abandon(p, "configure", err)
 	}

@@ -48,6 +48,7 @@ type options struct {
 	nriVersion       string
 	defaultValidator *validator.DefaultValidator // nil: off
 	wasm             wasmOptions
+	callObserver     func(PluginCall) // nil: plugin calls are not wrapped
 }
 
 func defaultOptions() options {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/sirupsen/logrus"
@@ -18,7 +19,9 @@ type runLog struct {
 	stderr io.Writer
 }
 
-func newRunLog(stderr io.Writer, verbose bool) *runLog {
+// newRunLog makes the run's log; without -v, the lines about the plugins in
+// quiet (nritest's own, whose failures the report shows) are dropped too.
+func newRunLog(stderr io.Writer, verbose bool, quiet ...string) *runLog {
 	l := logrus.New()
 	rl := &runLog{entry: logrus.NewEntry(l), stderr: stderr}
 	if verbose {
@@ -29,7 +32,7 @@ func newRunLog(stderr io.Writer, verbose bool) *runLog {
 	rl.held = &heldLines{}
 	l.SetOutput(rl.held)
 	l.SetLevel(logrus.WarnLevel)
-	l.SetFormatter(withoutDeprecations{l.Formatter})
+	l.SetFormatter(withoutDeprecations{Formatter: l.Formatter, quiet: quiet})
 	return rl
 }
 
@@ -83,11 +86,18 @@ func (h *heldLines) writeTo(w io.Writer) {
 }
 
 // withoutDeprecations drops nrikit's deprecation warnings (they carry the
-// "deprecated" field), which the report lists already.
-type withoutDeprecations struct{ logrus.Formatter }
+// "deprecated" field), which the report lists already, and the lines about
+// the quiet plugins.
+type withoutDeprecations struct {
+	logrus.Formatter
+	quiet []string
+}
 
 func (f withoutDeprecations) Format(e *logrus.Entry) ([]byte, error) {
 	if _, ok := e.Data["deprecated"]; ok {
+		return nil, nil
+	}
+	if p, ok := e.Data["plugin"].(string); ok && slices.Contains(f.quiet, p) {
 		return nil, nil
 	}
 	return f.Formatter.Format(e)

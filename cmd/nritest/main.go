@@ -60,6 +60,7 @@ type config struct {
 	meta           workloadMeta
 	json           bool
 	verbose        bool
+	conformance    bool
 }
 
 const usageText = `Usage: nritest [flags]
@@ -80,11 +81,25 @@ nritest adds a plugin of its own, 99-nritest-owners: a validator that
 records which plugin set what in each CreateContainer (so that the report
 can attribute changes) and accepts everything. --no-owners leaves it out.
 
+--conformance runs a fixed script of lifecycle cases instead, and checks
+every plugin (pre-installed, external or sample) against the lifecycle
+contract: a pod and a container that exist before it joins, others created
+after, updates, a CreateContainer that another plugin fails and one a
+validator rejects, a restart of the plugin, stop without remove and remove
+without stop. Per plugin it shows which events it received through which
+RPC (dedicated or StateChange), whether its replies were valid, and a
+verdict per case. nritest adds 99-nritest-failer (the other plugin that
+fails) and restarts the plugins it started; an external plugin's restart
+case is reported skipped. --linger, --no-owners and the metadata flags do
+not apply.
+
 Exit status: 1 if a plugin failed to join or was dropped, an event or a
 plugin call failed, the run stopped before the lifecycle (--wait-timeout,
 a sample that did not start, an interrupt while waiting; the report is
-still printed, ending with why) or could not start; 2 on usage errors; 0
-otherwise. Skipped files and replaced plugins are reported, not failures.
+still printed, ending with why) or could not start; with --conformance, 1
+if a plugin failed a case or no plugin was there to check; 2 on usage
+errors; 0 otherwise. Skipped files, replaced plugins and skipped cases are
+reported, not failures.
 
 Flags (-flag and --flag are the same):
 `
@@ -108,11 +123,15 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	noOwners := fs.Bool("no-owners", false, "leave out nritest's own validator 99-nritest-owners (changes are then not attributed)")
 	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&c.conformance, "conformance", false, "run the conformance script and check each plugin against the lifecycle contract (see above)")
 	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr as they come (default: its warnings, less deprecations, after the report)")
 	fs.Usage = func() {} // the flag package's error line is enough
 	err := fs.Parse(args)
 	if err == nil {
 		err = c.check(fs.Args())
+	}
+	if err == nil && c.conformance {
+		err = notWithConformance(fs)
 	}
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stderr, "nritest: %v\n", err)
@@ -156,6 +175,21 @@ func (c config) check(rest []string) error {
 	return checkDir("--plugin-config-path", c.configPath)
 }
 
+// notWithConformance refuses the flags that shape the ordinary lifecycle
+// run only.
+func notWithConformance(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "linger", "no-owners", "pod-annotation", "pod-label", "container-annotation", "container-label":
+			if err == nil {
+				err = fmt.Errorf("--%s does not apply to --conformance", f.Name)
+			}
+		}
+	})
+	return err
+}
+
 // checkDir refuses a directory flag that names no directory: nrikit would
 // quietly run without the plugins the user meant to test.
 func checkDir(flagName, dir string) error {
@@ -181,8 +215,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return exitUsage
 	}
-	logs := newRunLog(stderr, cfg.verbose)
+	var quiet []string
+	if cfg.conformance {
+		quiet = []string{failerID}
+	}
+	logs := newRunLog(stderr, cfg.verbose, quiet...)
 	defer logs.adoptStandardLogger()()
+	if cfg.conformance {
+		return runConformance(ctx, cfg, logs, stdout, stderr)
+	}
 	rep, err := simulate(ctx, cfg, logs.entry, stderr)
 	if err != nil {
 		logs.flush()
@@ -195,6 +236,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = rep.writeText(stdout)
 	}
 	logs.flush() // the logs come after the report; why the run failed, last
+	if err != nil {
+		fmt.Fprintf(stderr, "nritest: writing the report: %v\n", err)
+		return exitFailed
+	}
+	if rep.Stopped != "" {
+		fmt.Fprintf(stderr, "nritest: %s\n", rep.Stopped)
+	}
+	if !rep.OK {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// runConformance is run for --conformance; it returns the exit code.
+func runConformance(ctx context.Context, cfg config, logs *runLog, stdout, stderr io.Writer) int {
+	rep, err := conform(ctx, cfg, logs.entry, stderr)
+	if err != nil {
+		logs.flush()
+		fmt.Fprintf(stderr, "nritest: %v\n", err)
+		return exitFailed
+	}
+	if cfg.json {
+		err = rep.writeJSON(stdout)
+	} else {
+		err = rep.writeText(stdout)
+	}
+	logs.flush()
 	if err != nil {
 		fmt.Fprintf(stderr, "nritest: writing the report: %v\n", err)
 		return exitFailed

@@ -69,6 +69,9 @@ type EventReport struct {
 	Error   string   `json:"error,omitempty"`
 	// Skipped says why the runtime did not issue the event.
 	Skipped string `json:"skipped,omitempty"`
+	// Note says what a step that is no runtime event did (--conformance's
+	// restart).
+	Note string `json:"note,omitempty"`
 }
 
 // PluginReport is one active plugin at the end of the lifecycle.

@@ -13,8 +13,16 @@ import (
 // checked against it (parseJSON), so that the two cannot drift apart.
 const schemaFile = "report.schema.json"
 
-var reportSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	f, err := os.Open(schemaFile)
+var (
+	reportSchema      = sync.OnceValues(func() (*jsonschema.Schema, error) { return compileSchema(schemaFile) })
+	conformanceSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return compileSchema(conformanceSchemaFile) })
+)
+
+// conformanceSchemaFile documents the JSON report of --conformance.
+const conformanceSchemaFile = "conformance.schema.json"
+
+func compileSchema(file string) (*jsonschema.Schema, error) {
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
@@ -25,25 +33,30 @@ var reportSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat() // "since" must be a real date-time
-	if err := c.AddResource(schemaFile, doc); err != nil {
+	if err := c.AddResource(file, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(schemaFile)
-})
+	return c.Compile(file)
+}
 
 // checkSchema fails the test unless out is a report the schema allows.
 func checkSchema(t *testing.T, out string) {
 	t.Helper()
-	sch, err := reportSchema()
+	checkAgainst(t, out, schemaFile, reportSchema)
+}
+
+func checkAgainst(t *testing.T, out, file string, schema func() (*jsonschema.Schema, error)) {
+	t.Helper()
+	sch, err := schema()
 	if err != nil {
-		t.Fatalf("%s: %v", schemaFile, err)
+		t.Fatalf("%s: %v", file, err)
 	}
 	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
 	if err != nil {
 		t.Fatalf("JSON report: %v\n%s", err, out)
 	}
 	if err := sch.Validate(inst); err != nil {
-		t.Fatalf("the JSON report does not follow %s: %v\n%s", schemaFile, err, out)
+		t.Fatalf("the JSON report does not follow %s: %v\n%s", file, err, out)
 	}
 }
 

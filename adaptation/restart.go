@@ -1,0 +1,88 @@
+package adaptation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nrikit/nrikit/internal/launch"
+)
+
+// ReasonRestarted is the Shutdown reason, and the PluginChange reason, of a
+// plugin that RestartPlugin restarts.
+const ReasonRestarted = "restarted"
+
+// ErrNotRestartable is wrapped by RestartPlugin's error for a plugin that
+// nrikit did not start from the plugin path, so that it cannot start it
+// again.
+var ErrNotRestartable = errors.New("nrikit: only a pre-installed plugin can be restarted")
+
+// RestartPlugin restarts the pre-installed plugin id (idx-name): it leaves
+// the dispatch list, gets Shutdown(ReasonRestarted) and its process ends
+// (SIGTERM, then SIGKILL when ctx ends), then it is launched again from the
+// plugin path with its current config, as Start launches it. The new
+// instance registers, is configured and synchronizes like any joining
+// plugin: its snapshot holds the pods and containers alive then.
+// RestartPlugin returns once the new instance has joined, or with why it did
+// not (that is also reported as a PluginChange). External, builtin and WASM
+// plugins cannot be restarted: nrikit did not start their processes.
+func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
+	a.mu.Lock()
+	if !a.started {
+		a.mu.Unlock()
+		return fmt.Errorf("nrikit: restarting %s: the adaptation is not started", id)
+	}
+	runCtx := a.runCtx
+	a.wg.Add(1) // Stop waits for the restart
+	a.mu.Unlock()
+	defer a.wg.Done()
+
+	p := a.active(id)
+	if p == nil {
+		return fmt.Errorf("nrikit: restarting %s: no such active plugin", id)
+	}
+	if p.kind != kindPreinstalled {
+		return fmt.Errorf("nrikit: restarting %s: it is %s: %w", id, p.kind, ErrNotRestartable)
+	}
+	cand, err := a.candidate(id)
+	if err != nil {
+		return fmt.Errorf("nrikit: restarting %s: %w", id, err)
+	}
+	if a.registry.remove(p) {
+		a.opts.metrics.PluginCount(a.registry.len())
+		a.shutdownAll(ctx, []*plugin{p}, ReasonRestarted)
+	}
+	proc, err := launch.Start(cand)
+	if err != nil {
+		err = &PluginError{Plugin: id, Op: "start", Err: err}
+		a.joinFailed(runCtx, kindPreinstalled, 0, err)
+		return err
+	}
+	err = a.connectSocket(runCtx, proc.Conn(), &cand, proc)
+	a.joinFailed(runCtx, kindPreinstalled, proc.Pid(), err)
+	return err
+}
+
+// active finds an active plugin by id.
+func (a *Adaptation) active(id string) *plugin {
+	for _, p := range a.registry.snapshot() {
+		if p.id == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// candidate finds id's file in the plugin path, as Start would.
+func (a *Adaptation) candidate(id string) (launch.Candidate, error) {
+	found, _, err := launch.Discover(a.opts.pluginPath, a.opts.pluginConfigPath)
+	for _, c := range found {
+		if c.ID() == id && !c.WASM {
+			return c, nil
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("no executable for it in %s", a.opts.pluginPath)
+	}
+	return launch.Candidate{}, err
+}

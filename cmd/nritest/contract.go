@@ -1,0 +1,248 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// The lifecycle contract, checked on what one plugin received on the wire:
+// it learns of each pod and container once as created (in a snapshot or by
+// RunPodSandbox / CreateContainer), then at most one stop and one removal,
+// in that order, and nothing after the removal; it gets no event for an
+// object it never saw (unless it does not take that kind's creation
+// events); every event it takes reaches it for what it knows; everything it
+// saw created it sees removed (if it takes removals), with the stop first
+// (if it takes stops).
+
+// objState is what one plugin instance has seen of one pod or container.
+type objState struct {
+	container                 bool
+	created, stopped, removed bool
+}
+
+// contractRun holds what the checks need about the script's run.
+type contractRun struct {
+	steps  []cstep
+	events []EventReport
+	// active lists the plugins active before each step.
+	active []map[string]bool
+	// live lists the runtime's pods and containers before each step; liveAtStart before the script.
+	live        [][]string
+	liveAtStart []string
+	// objCase is the case in which an object is torn down.
+	objCase map[string]string
+	// podOf is the pod of each container.
+	podOf map[string]string
+}
+
+func (r *contractRun) caseOf(step int) string {
+	if step < 0 || step >= len(r.steps) {
+		return caseJoined
+	}
+	return r.steps[step].kase
+}
+
+// liveBefore is the runtime's objects before step.
+func (r *contractRun) liveBefore(step int) []string {
+	if step < 0 || step >= len(r.live) {
+		return r.liveAtStart
+	}
+	return r.live[step]
+}
+
+// findings collects the reasons by case.
+type findings map[string][]string
+
+func (f findings) add(kase, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !slices.Contains(f[kase], msg) {
+		f[kase] = append(f[kase], msg)
+	}
+}
+
+// checkInstance replays one instance's calls against the contract. The
+// instance answers for the steps before until, when its successor joined.
+func (r *contractRun) checkInstance(id string, in *instance, until int, last bool, f findings) {
+	if len(in.calls) == 0 {
+		return
+	}
+	mask := in.calls[0].events
+	objs := map[string]*objState{}
+	joinStep := in.calls[0].step
+	r.checkSnapshot(in, joinStep, objs, f)
+	next := 0
+	for step := joinStep + 1; step <= until; step++ {
+		// Calls before this step (the join, the previous step) come first.
+		for ; next < len(in.calls) && in.calls[next].step < step; next++ {
+			r.checkCall(in.calls[next], mask, objs, f)
+		}
+		if step < until {
+			r.checkDelivered(id, in, step, mask, objs, f)
+		}
+	}
+	if last {
+		r.checkRemoved(mask, objs, f)
+	}
+}
+
+// checkSnapshot compares what the instance's Synchronize listed with what
+// the runtime had when it joined, and marks those objects created.
+func (r *contractRun) checkSnapshot(in *instance, joinStep int, objs map[string]*objState, f findings) {
+	kase := caseJoined
+	if joinStep >= 0 {
+		kase = r.caseOf(joinStep)
+	}
+	var listed []string
+	for _, c := range in.calls {
+		if c.method != "Synchronize" {
+			continue
+		}
+		for i, id := range append(slices.Clone(c.pods), c.ctrs...) {
+			if slices.Contains(listed, id) {
+				f.add(kase, "Synchronize listed %s twice", id)
+			}
+			listed = append(listed, id)
+			objs[id] = &objState{container: i >= len(c.pods), created: true}
+		}
+	}
+	want := r.liveBefore(joinStep)
+	for _, id := range want {
+		if !slices.Contains(listed, id) {
+			f.add(kase, "its Synchronize snapshot lacks %s, which existed when it joined", id)
+		}
+	}
+	for _, id := range listed {
+		if !slices.Contains(want, id) {
+			f.add(kase, "its Synchronize snapshot lists %s, which did not exist when it joined", id)
+		}
+	}
+}
+
+// checkCall applies one received event to the contract.
+func (r *contractRun) checkCall(c wireCall, mask api.EventMask, objs map[string]*objState, f findings) {
+	if c.event == api.Event_UNKNOWN || c.unimplemented || c.event == api.Event_VALIDATE_CONTAINER_ADJUSTMENT {
+		return // not an event, or a probe that StateChange follows
+	}
+	kase := r.caseOf(c.step)
+	ev := c.event.Name()
+	id, creation := c.podID, api.Event_RUN_POD_SANDBOX
+	if isContainerEvent(c.event) {
+		id, creation = c.ctrID, api.Event_CREATE_CONTAINER
+		if p := objs[c.podID]; p != nil && p.removed {
+			f.add(kase, "%s of %s after the removal of its pod %s", ev, id, c.podID)
+		}
+	}
+	o := objs[id]
+	switch c.event {
+	case api.Event_RUN_POD_SANDBOX, api.Event_CREATE_CONTAINER:
+		if o != nil && o.created {
+			f.add(kase, "%s of %s, which it already knew: created twice", ev, id)
+		}
+		objs[id] = &objState{container: isContainerEvent(c.event), created: true}
+		return
+	}
+	if o == nil {
+		if mask.Has(creation) {
+			f.add(kase, "%s of %s, which it never saw created", ev, id)
+		}
+		o = &objState{container: isContainerEvent(c.event), created: true}
+		objs[id] = o
+	}
+	if o.removed {
+		f.add(kase, "%s of %s after its removal", ev, id)
+		return
+	}
+	switch c.event {
+	case api.Event_STOP_POD_SANDBOX, api.Event_STOP_CONTAINER:
+		if o.stopped {
+			f.add(kase, "%s of %s twice", ev, id)
+		}
+		o.stopped = true
+	case api.Event_REMOVE_POD_SANDBOX, api.Event_REMOVE_CONTAINER:
+		stop := api.Event_STOP_POD_SANDBOX
+		if c.event == api.Event_REMOVE_CONTAINER {
+			stop = api.Event_STOP_CONTAINER
+		}
+		if !o.stopped && mask.Has(stop) {
+			f.add(kase, "%s of %s without %s first", ev, id, stop.Name())
+		}
+		o.removed = true
+	}
+}
+
+// checkDelivered checks that the instance got the step's own event if it
+// takes it and knows the step's object, alive.
+func (r *contractRun) checkDelivered(id string, in *instance, step int, mask api.EventMask, objs map[string]*objState, f findings) {
+	s := r.steps[step]
+	if s.restart || s.expectFail || r.events[step].Result != resultOK || !r.active[step][id] || !mask.Has(s.event) {
+		return
+	}
+	o := objs[s.id]
+	switch s.event {
+	case api.Event_RUN_POD_SANDBOX, api.Event_CREATE_CONTAINER:
+		if o != nil {
+			return // it learned of it otherwise; a duplicate shows as such
+		}
+	default:
+		if o == nil || o.removed {
+			return // not its business
+		}
+		if isContainerEvent(s.event) {
+			if p := objs[r.podOf[s.id]]; p == nil || p.removed {
+				return
+			}
+		}
+	}
+	if (s.event == api.Event_STOP_CONTAINER || s.event == api.Event_STOP_POD_SANDBOX) && o.stopped {
+		return
+	}
+	for _, c := range in.calls {
+		if c.step == step && c.event == s.event && !c.unimplemented && (c.ctrID == s.id || c.podID == s.id && !isContainerEvent(c.event)) {
+			return
+		}
+	}
+	f.add(s.kase, "never got %s of %s, an event it takes, for a %s it knew", s.event.Name(), s.id, kindOf(s.event))
+}
+
+// checkRemoved: at the end, everything it saw created it saw removed.
+func (r *contractRun) checkRemoved(mask api.EventMask, objs map[string]*objState, f findings) {
+	ids := make([]string, 0, len(objs))
+	for id := range objs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		o := objs[id]
+		remove := api.Event_REMOVE_POD_SANDBOX
+		if o.container {
+			remove = api.Event_REMOVE_CONTAINER
+		}
+		if o.removed || !mask.Has(remove) {
+			continue
+		}
+		kase := r.objCase[id]
+		if kase == "" {
+			kase = caseRemoveNoStop
+		}
+		f.add(kase, "saw %s created but never got its %s", id, remove.Name())
+	}
+}
+
+func kindOf(ev api.Event) string {
+	if isContainerEvent(ev) {
+		return "container"
+	}
+	return "pod"
+}
+
+func isContainerEvent(ev api.Event) bool {
+	switch ev {
+	case api.Event_CREATE_CONTAINER, api.Event_POST_CREATE_CONTAINER, api.Event_START_CONTAINER,
+		api.Event_POST_START_CONTAINER, api.Event_UPDATE_CONTAINER, api.Event_POST_UPDATE_CONTAINER,
+		api.Event_STOP_CONTAINER, api.Event_REMOVE_CONTAINER:
+		return true
+	}
+	return false
+}
