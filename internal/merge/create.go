@@ -40,6 +40,15 @@ type createState struct {
 // each applied reply, since later plugins must see earlier adjustments. A
 // nil req or container is treated as empty.
 func NewCreate(req *api.CreateContainerRequest) *Create {
+	c := NewUnvalidatedCreate(req)
+	c.original = cloneMsg(c.req.Container)
+	return c
+}
+
+// NewUnvalidatedCreate is NewCreate for a creation that no validator will
+// see: it keeps no original, which saves a deep copy of the container on
+// every creation, and Original returns nil.
+func NewUnvalidatedCreate(req *api.CreateContainerRequest) *Create {
 	if req == nil {
 		req = &api.CreateContainerRequest{}
 	}
@@ -47,10 +56,9 @@ func NewCreate(req *api.CreateContainerRequest) *Create {
 		req.Container = &api.Container{}
 	}
 	return &Create{
-		req:      req,
-		id:       req.Container.Id,
-		original: cloneMsg(req.Container),
-		st:       createState{adjust: &api.ContainerAdjustment{}, updateState: newUpdateState()},
+		req: req,
+		id:  req.Container.Id,
+		st:  createState{adjust: &api.ContainerAdjustment{}, updateState: newUpdateState()},
 	}
 }
 
@@ -114,8 +122,10 @@ func (c *Create) Response() *api.CreateContainerResponse {
 // covers the created container and every container updated so far.
 func (c *Create) Owners() *api.OwningPlugins { return c.st.owners.proto() }
 
-// Original is the container as it was before any plugin saw it.
-func (c *Create) Original() *api.Container { return cloneMsg(c.original) }
+// Original is the container as it was before any plugin saw it, nil for a
+// NewUnvalidatedCreate. It is the merger's own copy, not cloned again: the
+// caller must not change it.
+func (c *Create) Original() *api.Container { return c.original }
 
 // Discarded lists the updates dropped so far because they conflicted while
 // allowing failure (ignore_failure); the caller may log them.
