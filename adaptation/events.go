@@ -18,7 +18,6 @@ func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRe
 		return err
 	}
 	defer release()
-	a.lifecycle.podStarting(req.GetPod())
 	err = relay(ctx, a, api.Event_RUN_POD_SANDBOX, req, api.PluginService.RunPodSandbox, nil)
 	a.lifecycle.podRan(req.GetPod(), err == nil)
 	return err
@@ -75,7 +74,6 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		return nil, err
 	}
 	defer release()
-	a.lifecycle.containerCreating(req.GetContainer())
 	// No plugin joins while the barrier is held: the validators of the end
 	// of this creation are known now, and with none the pristine container
 	// need not be kept.
