@@ -34,17 +34,24 @@ type claimFn func(f api.Field, key string) error
 // noClaim is used when replaying an already-claimed change onto a second copy.
 func noClaim(api.Field, string) error { return nil }
 
-func newOwners() *owners {
-	return &owners{ctrs: map[string]*fieldOwners{}}
-}
+// newOwners returns an empty table; its map is made on first use, since
+// most replies claim nothing.
+func newOwners() *owners { return &owners{} }
 
 func (o *owners) of(id string) *fieldOwners {
 	fo := o.ctrs[id]
 	if fo == nil {
 		fo = &fieldOwners{}
-		o.ctrs[id] = fo
+		o.put(id, fo)
 	}
 	return fo
+}
+
+func (o *owners) put(id string, fo *fieldOwners) {
+	if o.ctrs == nil {
+		o.ctrs = map[string]*fieldOwners{}
+	}
+	o.ctrs[id] = fo
 }
 
 func (fo *fieldOwners) get(f api.Field, key string) string {
@@ -132,7 +139,7 @@ func (o *owners) restore(id string, fo *fieldOwners) {
 		delete(o.ctrs, id)
 		return
 	}
-	o.ctrs[id] = fo
+	o.put(id, fo)
 }
 
 func (o *owners) clone() *owners {
