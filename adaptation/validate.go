@@ -49,7 +49,7 @@ func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerReque
 	errs := make([]error, 1+len(validators))
 	errs[0] = a.validateByDefault(ctx, vreq)
 	if len(validators) == 0 {
-		return errs[0]
+		return errors.Join(errs...)
 	}
 	out := newOutgoing(vreq, true)
 	for _, p := range validators {
