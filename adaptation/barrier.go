@@ -21,6 +21,7 @@ type barrier struct {
 	syncing      bool        // a synchronization runs, or waits for fan-outs to end
 	syncsWaiting int         // synchronizations waiting for their turn
 	changed      wake.Signal // whenever any of the above changes
+	leave        func()      // leaveEvent, bound once rather than per event
 }
 
 // enterEvent waits until no synchronization runs or waits, or until ctx
@@ -39,7 +40,10 @@ func (b *barrier) enterEvent(ctx context.Context) (release func(), err error) {
 		}
 	}
 	b.events++
-	return b.leaveEvent, nil
+	if b.leave == nil {
+		b.leave = b.leaveEvent
+	}
+	return b.leave, nil
 }
 
 // unhold counts a held-back fan-out out. Called with mu held.

@@ -2,7 +2,6 @@ package adaptation_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
@@ -13,10 +12,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/nrikit/nrikit/adaptation"
-	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/fakenode"
-	"github.com/nrikit/nrikit/internal/testplugin"
 )
 
 // BenchmarkSyncBigNode measures how long a reference-stub plugin takes to
@@ -86,33 +82,6 @@ func sampleHeap() func() uint64 {
 		mu.Lock()
 		defer mu.Unlock()
 		return peak
-	}
-}
-
-// BenchmarkCreateContainerFanOut measures one CreateContainer through three
-// plugin processes subscribed to every event (so each event is also
-// validated by all three), each adding an annotation and an env variable.
-func BenchmarkCreateContainerFanOut(b *testing.B) {
-	e := newEnv(b, adaptation.WithLogger(productionLogger()))
-	for _, name := range []string{"10-a", "20-b", "30-c"} {
-		e.preinstall(name[:2], name[3:], testplugin.Config{
-			Annotations: map[string]string{"bench.nrikit.io/" + name: "1"},
-			Env:         map[string]string{"BENCH_" + name[3:]: "1"},
-		})
-	}
-	e.start()
-	ctx := context.Background()
-	pod := testPod("bench")
-	if err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		ctr := testContainer(fmt.Sprintf("c%d", i), pod)
-		if _, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr}); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
 

@@ -92,12 +92,12 @@ func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Contai
 			continue
 		}
 		r := l.lookup(l.pods, pod.GetId(), "", false)
-		r.plugins[p] |= seenCreated
+		r.plugins.add(p, seenCreated)
 	}
 	for _, ctr := range ctrs {
 		if ctr.GetId() != "" && !l.removed.has(ctr.GetId()) {
 			r := l.lookup(l.ctrs, ctr.GetId(), ctr.GetPodSandboxId(), false)
-			r.plugins[p] |= seenCreated
+			r.plugins.add(p, seenCreated)
 		}
 	}
 	var missed []*record
@@ -105,7 +105,7 @@ func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Contai
 		if !r.ran || r.state(p)&seenCreated != 0 {
 			continue
 		}
-		r.plugins[p] |= seenCreated
+		r.plugins.add(p, seenCreated)
 		missed = append(missed, r)
 	}
 	events := inCreationOrder(missed, func(r *record) missedEvent {

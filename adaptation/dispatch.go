@@ -23,9 +23,10 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 	if err := a.checkRequest(ev, pol, req); err != nil {
 		return err
 	}
-	if !pol.class.canFail() {
+	if _, deadline := ctx.Deadline(); !pol.class.canFail() && (ctx.Done() != nil || deadline) {
 		// Teardown and notification reach every plugin even when the caller
-		// gives up: each call is still bounded by the request timeout.
+		// gives up: each call is still bounded by the request timeout. (A
+		// context that cannot end, like context.Background, is kept as is.)
 		ctx = context.WithoutCancel(ctx)
 	}
 	out := newOutgoing(req, !pol.evolving)

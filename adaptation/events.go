@@ -18,7 +18,6 @@ func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRe
 		return err
 	}
 	defer release()
-	a.lifecycle.podStarting(req.GetPod())
 	err = relay(ctx, a, api.Event_RUN_POD_SANDBOX, req, api.PluginService.RunPodSandbox, nil)
 	a.lifecycle.podRan(req.GetPod(), err == nil)
 	return err
@@ -75,9 +74,19 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		return nil, err
 	}
 	defer release()
-	a.lifecycle.containerCreating(req.GetContainer())
-	result := merge.NewCreate(req)
-	handled := consulted{}
+	// No plugin joins while the barrier is held: the validators of the end
+	// of this creation are known now, and with none the pristine container
+	// need not be kept.
+	validators := a.validators()
+	var (
+		result  *merge.Create
+		handled consulted
+	)
+	if validators != nil || a.opts.defaultValidator != nil {
+		result, handled = merge.NewCreate(req), consulted{}
+	} else {
+		result = merge.NewUnvalidatedCreate(req)
+	}
 	collect := func(p *plugin, rsp *api.CreateContainerResponse) error {
 		handled.add(p)
 		a.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
@@ -92,7 +101,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	var merged *api.CreateContainerResponse
 	if err == nil {
 		merged = result.Response()
-		err = a.validate(ctx, req, result, merged, handled)
+		err = a.validate(ctx, req, result, merged, handled, validators)
 	}
 	a.lifecycle.containerCreated(req.GetContainer(), err == nil)
 	if err != nil {

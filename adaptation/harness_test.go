@@ -328,13 +328,21 @@ type recordingMetrics struct {
 	mu       sync.Mutex
 	outcomes map[string]int // "plugin/event/outcome"
 	notify   chan struct{}
+	noCounts bool // set by quiet
 }
 
 func newRecordingMetrics() *recordingMetrics {
 	return &recordingMetrics{outcomes: map[string]int{}, notify: make(chan struct{})}
 }
 
+// quiet stops counting calls, so that benchmarks measure the event path
+// without this recorder's work on it. Call it before the runtime starts.
+func (m *recordingMetrics) quiet() { m.noCounts = true }
+
 func (m *recordingMetrics) PluginInvoked(plugin string, ev api.Event, o adaptation.Outcome, _ time.Duration) {
+	if m.noCounts {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.outcomes[plugin+"/"+ev.Name()+"/"+string(o)]++

@@ -40,15 +40,69 @@ type record struct {
 	assumed bool            // not created through us: plugins learned it in their snapshot
 	// stoppedAt is the lifecycle clock when its first stop's fan-out ended.
 	stoppedAt uint64
-	plugins   map[*plugin]seen
+	plugins   views
 }
 
 func (r *record) state(p *plugin) seen {
-	s, ok := r.plugins[p]
+	s, ok := r.plugins.get(p)
 	if !ok && r.assumed {
 		return seenCreated
 	}
 	return s
+}
+
+// views is what each plugin has been told about one pod or container. A
+// node has a few plugins, so a short list searched in order does better
+// than a map, and the first few entries live in the record itself: a new
+// record costs no allocation of its own for them.
+type views struct {
+	list []view
+	few  [4]view
+}
+
+type view struct {
+	p *plugin
+	s seen
+}
+
+func (v *views) get(p *plugin) (seen, bool) {
+	for _, e := range v.list {
+		if e.p == p {
+			return e.s, true
+		}
+	}
+	return 0, false
+}
+
+func (v *views) set(p *plugin, s seen) {
+	for i := range v.list {
+		if v.list[i].p == p {
+			v.list[i].s = s
+			return
+		}
+	}
+	if v.list == nil {
+		v.list = v.few[:0]
+	}
+	v.list = append(v.list, view{p, s})
+}
+
+// add marks s as seen by p, besides what p saw before.
+func (v *views) add(p *plugin, s seen) {
+	old, _ := v.get(p)
+	v.set(p, old|s)
+}
+
+func (v *views) remove(p *plugin) {
+	for i := range v.list {
+		if v.list[i].p == p {
+			last := len(v.list) - 1
+			copy(v.list[i:], v.list[i+1:])
+			v.list[last] = view{} // let p be collected
+			v.list = v.list[:last]
+			return
+		}
+	}
 }
 
 func (l *lifecycle) init() {
@@ -58,10 +112,42 @@ func (l *lifecycle) init() {
 	l.removed = newTombstones(4096)
 }
 
+// begin is the lifecycle's part of the start of an event's fan-out, in one
+// locked pass. With refuseRemoved (a setup event) it returns the id of the
+// pod or container of the request that was already removed, "" if none.
+// Otherwise it records the pod or container whose creation begins (the
+// request of RunPodSandbox or CreateContainer).
+func (l *lifecycle) begin(ev api.Event, req any, refuseRemoved bool, podID, ctrID string) (removed string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if refuseRemoved {
+		for _, id := range [...]string{podID, ctrID} {
+			if id != "" && l.removed.has(id) {
+				return id
+			}
+		}
+	}
+	switch ev {
+	case api.Event_RUN_POD_SANDBOX:
+		if r, ok := req.(*api.RunPodSandboxRequest); ok {
+			l.podStartingLocked(r.GetPod())
+		}
+	case api.Event_CREATE_CONTAINER:
+		if r, ok := req.(*api.CreateContainerRequest); ok {
+			l.containerCreatingLocked(r.GetContainer())
+		}
+	}
+	return ""
+}
+
 // podStarting records a pod whose RunPodSandbox fan-out is about to begin.
 func (l *lifecycle) podStarting(pod *api.PodSandbox) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.podStartingLocked(pod)
+}
+
+func (l *lifecycle) podStartingLocked(pod *api.PodSandbox) {
 	if id := pod.GetId(); id != "" && !l.removed.has(id) {
 		// A snapshot may have listed the pod already: keep what it recorded.
 		l.lookup(l.pods, id, "", false).pod = pod
@@ -73,6 +159,10 @@ func (l *lifecycle) podStarting(pod *api.PodSandbox) {
 func (l *lifecycle) containerCreating(ctr *api.Container) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.containerCreatingLocked(ctr)
+}
+
+func (l *lifecycle) containerCreatingLocked(ctr *api.Container) {
 	if id := ctr.GetId(); id != "" && !l.removed.has(id) {
 		l.lookup(l.ctrs, id, ctr.GetPodSandboxId(), false).ctr = ctr
 	}
@@ -136,7 +226,7 @@ func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool)
 	r := m[id]
 	if r == nil {
 		l.seq++
-		r = &record{id: id, podID: podID, seq: l.seq, assumed: assumed, plugins: map[*plugin]seen{}}
+		r = &record{id: id, podID: podID, seq: l.seq, assumed: assumed}
 		m[id] = r
 		if podID != "" {
 			l.indexContainer(podID, id)
@@ -171,7 +261,7 @@ func step(r *record, p *plugin, ev api.Event) bool {
 	if s&want != want || s&forbid != 0 {
 		return false
 	}
-	r.plugins[p] = s | mark
+	r.plugins.set(p, s|mark)
 	return true
 }
 
@@ -214,10 +304,10 @@ func (l *lifecycle) forget(p *plugin) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range l.pods {
-		delete(r.plugins, p)
+		r.plugins.remove(p)
 	}
 	for _, r := range l.ctrs {
-		delete(r.plugins, p)
+		r.plugins.remove(p)
 	}
 }
 
@@ -235,13 +325,6 @@ func (l *lifecycle) containersOf(pod *api.PodSandbox) []*api.Container {
 		recs = append(recs, r)
 	}
 	return inCreationOrder(recs, func(r *record) *api.Container { return r.ctr })
-}
-
-// isRemoved tells whether id belongs to a removed pod or container.
-func (l *lifecycle) isRemoved(id string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.removed.has(id)
 }
 
 func podIDOf(req any) string {

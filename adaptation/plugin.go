@@ -95,6 +95,10 @@ func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn tr
 
 func (p *plugin) subscribed(e api.Event) bool { return p.events.Has(e) }
 
+// inProcess tells whether the plugin runs in the runtime's process, where
+// the call's own deadline is passed on for it (withOwnDeadline).
+func (p *plugin) inProcess() bool { return p.kind == kindBuiltin || p.kind == kindWASM }
+
 // eventInFlight names the event the plugin is handling, "" if none: a
 // connection lost meanwhile is reported with it, whoever notices first.
 func (p *plugin) eventInFlight() string {
@@ -143,7 +147,9 @@ func (p *plugin) isClosed() bool {
 // against it, so a plugin cannot stretch an event beyond its deadline.
 func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(context.Context) error) error {
 	callerFirst := callerDeadlineFirst(ctx, timeout)
-	ctx = withOwnDeadline(ctx, time.Now().Add(timeout))
+	if p.inProcess() {
+		ctx = withOwnDeadline(ctx, time.Now().Add(timeout))
+	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrPluginTimeout)
 	defer cancel()
 	select {

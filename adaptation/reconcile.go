@@ -132,7 +132,7 @@ func (l *lifecycle) stopsSince(p *plugin, since uint64) []missedEvent {
 	slices.SortFunc(stops, func(a, b stop) int { return cmp.Compare(a.r.stoppedAt, b.r.stoppedAt) })
 	out := make([]missedEvent, len(stops))
 	for i, s := range stops {
-		s.r.plugins[p] = s.r.state(p) | seenStopped
+		s.r.plugins.set(p, s.r.state(p)|seenStopped)
 		out[i] = s.event
 	}
 	return out

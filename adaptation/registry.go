@@ -4,21 +4,32 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // registry is the ordered set of active plugins. The slice is copy-on-write:
-// a fan-out iterates a snapshot without holding the lock, so registration
-// and removal never wait for a plugin call.
+// a fan-out iterates a snapshot without taking any lock, so registration
+// and removal never wait for a plugin call, and events never wait for each
+// other here.
 type registry struct {
-	mu     sync.Mutex
+	mu     sync.Mutex // serialises the changes
 	list   []*plugin
 	closed bool
+	// published is list as of the last change, for lock-free snapshots.
+	published atomic.Pointer[[]*plugin]
 }
 
 func (r *registry) snapshot() []*plugin {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.list
+	if list := r.published.Load(); list != nil {
+		return *list
+	}
+	return nil
+}
+
+// set replaces the list. Called with mu held.
+func (r *registry) set(list []*plugin) {
+	r.list = list
+	r.published.Store(&list)
 }
 
 // open makes the registry accept plugins again after drain (Start after Stop).
@@ -47,7 +58,7 @@ func (r *registry) join(p *plugin) (replaced *plugin, ok bool) {
 	}
 	list = append(list, p)
 	slices.SortStableFunc(list, comparePlugins)
-	r.list = list
+	r.set(list)
 	return replaced, true
 }
 
@@ -59,7 +70,7 @@ func (r *registry) remove(p *plugin) bool {
 	if i < 0 {
 		return false
 	}
-	r.list = slices.Delete(slices.Clone(r.list), i, i+1)
+	r.set(slices.Delete(slices.Clone(r.list), i, i+1))
 	return true
 }
 
@@ -68,15 +79,12 @@ func (r *registry) drain() []*plugin {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	list := r.list
-	r.list, r.closed = nil, true
+	r.set(nil)
+	r.closed = true
 	return list
 }
 
-func (r *registry) len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.list)
-}
+func (r *registry) len() int { return len(r.snapshot()) }
 
 // comparePlugins orders by index, ties broken by name: deterministic.
 func comparePlugins(a, b *plugin) int {

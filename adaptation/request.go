@@ -12,20 +12,21 @@ import (
 // removed: plugins never hear of it after its removal. A request that names
 // no pod (or, for a container event, no container) is relayed as the
 // reference relays it, but nrikit cannot keep that pod's or container's
-// lifecycle: no ordering or exactly-once bookkeeping applies to it.
+// lifecycle: no ordering or exactly-once bookkeeping applies to it. The
+// check and the record of a creation that begins take one locked pass of
+// the lifecycle (begin).
 func (a *Adaptation) checkRequest(ev api.Event, pol eventPolicy, req any) error {
 	podID, ctrID := podIDOf(req), containerIDOf(req)
 	if podID == "" || isContainerEvent(ev) && ctrID == "" {
 		a.log.WithFields(logrus.Fields{"event": ev.Name(), "pod": podID, "container": ctrID}).
 			Debug("nrikit: request names no pod or container: relayed without lifecycle bookkeeping")
 	}
+	removed := a.lifecycle.begin(ev, req, pol.class == classSetup, podID, ctrID)
 	switch {
-	case pol.class != classSetup:
+	case removed == "":
 		return nil
-	case podID != "" && a.lifecycle.isRemoved(podID):
+	case removed == podID:
 		return fmt.Errorf("%w: %s for pod %s", ErrRemoved, ev.Name(), podID)
-	case ctrID != "" && a.lifecycle.isRemoved(ctrID):
-		return fmt.Errorf("%w: %s for container %s", ErrRemoved, ev.Name(), ctrID)
 	}
-	return nil
+	return fmt.Errorf("%w: %s for container %s", ErrRemoved, ev.Name(), ctrID)
 }

@@ -4,26 +4,36 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/merge"
 )
 
-// validate asks the default validator and every validator plugin, all at
-// once, to approve the merged response of a container being created. Any
-// failure or rejection fails the creation; a validator that timed out or was
-// lost is also dropped. handled holds the plugins whose CreateContainer
-// reply was taken. A validator whose connection was already gone is skipped,
-// as by the reference.
-func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, result *merge.Create, merged *api.CreateContainerResponse, handled consulted) error {
-	plugins := a.registry.snapshot()
+// validators lists the plugins that validate a creation, nil if none.
+func (a *Adaptation) validators() []*plugin {
 	var validators []*plugin
-	for _, p := range plugins {
-		if p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) && !p.gone() {
+	for _, p := range a.registry.snapshot() {
+		if p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) {
 			validators = append(validators, p)
 		}
 	}
+	return validators
+}
+
+// validate asks the default validator and every validator plugin (the
+// validators listed as the creation began), all at once, to approve the
+// merged response of a container being created. Any failure or rejection
+// fails the creation; a validator that timed out or was lost is also
+// dropped. handled holds the plugins whose CreateContainer reply was taken.
+// A validator whose connection was already gone is skipped, as by the
+// reference.
+func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, result *merge.Create, merged *api.CreateContainerResponse, handled consulted, validators []*plugin) error {
+	plugins := a.registry.snapshot()
+	validators = slices.DeleteFunc(validators, func(p *plugin) bool {
+		return p.gone() || !slices.Contains(plugins, p) // dropped meanwhile, or the runtime stops
+	})
 	if len(validators) == 0 && a.opts.defaultValidator == nil {
 		return nil
 	}
@@ -35,29 +45,41 @@ func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerReque
 		Owners:    result.Owners(),
 		Plugins:   handled.instances(plugins),
 	}
-	defaultErr := a.validateByDefault(ctx, vreq)
+	// errs[0] is the default validator's verdict, then one per plugin.
+	errs := make([]error, 1+len(validators))
+	errs[0] = a.validateByDefault(ctx, vreq)
+	if len(validators) == 0 {
+		return errors.Join(errs...)
+	}
 	out := newOutgoing(vreq, true)
 	for _, p := range validators {
 		out.to(p) // encode once, before the validators run at once
 	}
-	errs := make([]error, len(validators))
+	// All but the last run on goroutines of their own, the last on this one.
 	var wg sync.WaitGroup
-	for i, p := range validators {
+	last := len(validators) - 1
+	for i, p := range validators[:last] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = a.validateWith(ctx, p, out.to(p))
+			errs[1+i] = a.validateWith(ctx, p, out.to(p))
 		}()
 	}
+	errs[1+last] = a.validateWith(ctx, validators[last], out.to(validators[last]))
 	wg.Wait()
-	return errors.Join(append([]error{defaultErr}, errs...)...)
+	return errors.Join(errs...)
 }
 
 // consulted is the set of plugins whose CreateContainer reply was taken for
-// one creation.
+// one creation. A nil set records nothing: a creation that no validator
+// sees does not need it.
 type consulted map[*plugin]struct{}
 
-func (c consulted) add(p *plugin) { c[p] = struct{}{} }
+func (c consulted) add(p *plugin) {
+	if c != nil {
+		c[p] = struct{}{}
+	}
+}
 
 // instances lists, in order, the plugins that took part in the creation:
 // those still connected that either replied to its CreateContainer or do not

@@ -11,9 +11,11 @@ import (
 type markedList[P any] struct {
 	field api.Field
 	in    []P
-	out   *[]P                                 // the merged list
-	key   func(P) string                       // entry key, marker included
-	ctr   func(drop map[string]bool, puts []P) // rewrites the container's list
+	out   *[]P           // the merged list
+	key   func(P) string // entry key, marker included
+	// ctr rewrites the container's list. puts are the reply's own entries:
+	// ctr copies what it keeps of them.
+	ctr func(drop map[string]bool, puts []P)
 }
 
 // mergeMarkedList implements the reference's merge rules for mounts, env and devices:
@@ -31,6 +33,9 @@ type markedList[P any] struct {
 // three; the marker is part of the protocol and the reference's
 // own spec generator honours it.
 func mergeMarkedList[E any, P msg[E]](cl claims, l markedList[P]) error {
+	if len(l.in) == 0 {
+		return nil // nothing to merge: the lists stay as they are
+	}
 	var removed, adds []P
 	drop, set := map[string]bool{}, map[string]bool{}
 	for _, e := range l.in {
@@ -78,7 +83,7 @@ func mergeMarkedList[E any, P msg[E]](cl claims, l markedList[P]) error {
 		}
 	}
 	*l.out = out
-	l.ctr(drop, cloneList(adds))
+	l.ctr(drop, adds)
 	return nil
 }
 
@@ -89,7 +94,7 @@ func (r *createReply) mounts(a *api.ContainerAdjustment) error {
 		out:   &r.out.Mounts,
 		key:   mountKey,
 		ctr: func(drop map[string]bool, puts []*api.Mount) {
-			r.ctr.Mounts = rewrite(r.ctr.Mounts, mountKey, drop, puts)
+			r.ctr.Mounts = rewrite(r.ctr.Mounts, mountKey, drop, cloneList(puts))
 		},
 	})
 }
@@ -128,7 +133,7 @@ func (r *createReply) devices(l *api.LinuxContainerAdjustment) error {
 			if r.ctr.Linux == nil && len(puts) == 0 {
 				return
 			}
-			r.ctrLinux().Devices = rewrite(r.ctrLinux().Devices, deviceKey, drop, puts)
+			r.ctrLinux().Devices = rewrite(r.ctrLinux().Devices, deviceKey, drop, cloneList(puts))
 		},
 	})
 }

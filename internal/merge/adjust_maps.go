@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/nrikit/nrikit/api"
@@ -27,15 +26,22 @@ type markedMap[V any] struct {
 //
 // Keys are visited in sorted order so that errors are deterministic.
 func mergeMarkedMap[V any](cl claims, m markedMap[V]) error {
-	removed := map[string]bool{}
-	var set []string
-	for _, k := range slices.Sorted(maps.Keys(m.in)) {
+	// Replies carry a few keys: up to 8 of each kind are sorted in place,
+	// without allocating.
+	var keyBuf, setBuf, removedBuf [8]string
+	keys := keyBuf[:0]
+	for k := range m.in {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	set, removed := setBuf[:0], removedBuf[:0] // both sorted, markers stripped
+	for _, k := range keys {
 		key, remove, err := cl.markedKey(m.field, k)
 		if err != nil {
 			return err
 		}
 		if remove {
-			removed[key] = true
+			removed = append(removed, key)
 		} else {
 			set = append(set, key)
 		}
@@ -45,7 +51,7 @@ func mergeMarkedMap[V any](cl claims, m markedMap[V]) error {
 		if !ok {
 			return invalid(cl.plugin, "%s %q has no value", fieldName(m.field), k)
 		}
-		if removed[k] {
+		if _, both := slices.BinarySearch(removed, k); both {
 			cl.clear(m.field, k)
 			delete(m.ctr(), k)
 		}
@@ -56,7 +62,7 @@ func mergeMarkedMap[V any](cl claims, m markedMap[V]) error {
 		m.ctr()[k], _ = m.dup(m.in[k])
 	}
 	var tomb V // what a forwarded "-K" maps to: "" or a null net device
-	for _, k := range slices.Sorted(maps.Keys(removed)) {
+	for _, k := range removed {
 		m.out()["-"+k] = tomb
 	}
 	return nil

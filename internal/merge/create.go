@@ -27,6 +27,12 @@ type Create struct {
 	original *api.Container
 	st       createState
 	failed   error // the first reply that failed to merge; no more are taken
+	// handedOut is set once Response has given the merged adjustment away:
+	// a later Apply merges into a copy, so that a response once returned
+	// never changes.
+	handedOut bool
+	// ownersHandedOut is handedOut for the ownership table (Owners).
+	ownersHandedOut bool
 }
 
 // createState is what replies change besides the request's container.
@@ -40,6 +46,15 @@ type createState struct {
 // each applied reply, since later plugins must see earlier adjustments. A
 // nil req or container is treated as empty.
 func NewCreate(req *api.CreateContainerRequest) *Create {
+	c := NewUnvalidatedCreate(req)
+	c.original = cloneMsg(c.req.Container)
+	return c
+}
+
+// NewUnvalidatedCreate is NewCreate for a creation that no validator will
+// see: it keeps no original, which saves a deep copy of the container on
+// every creation, and Original returns nil.
+func NewUnvalidatedCreate(req *api.CreateContainerRequest) *Create {
 	if req == nil {
 		req = &api.CreateContainerRequest{}
 	}
@@ -47,10 +62,9 @@ func NewCreate(req *api.CreateContainerRequest) *Create {
 		req.Container = &api.Container{}
 	}
 	return &Create{
-		req:      req,
-		id:       req.Container.Id,
-		original: cloneMsg(req.Container),
-		st:       createState{adjust: &api.ContainerAdjustment{}, updateState: newUpdateState()},
+		req: req,
+		id:  req.Container.Id,
+		st:  createState{adjust: &api.ContainerAdjustment{}, updateState: newUpdateState()},
 	}
 }
 
@@ -71,6 +85,12 @@ func (c *Create) Apply(plugin string, rsp *api.CreateContainerResponse) error {
 	}
 	if c.req.Container == nil {
 		c.req.Container = &api.Container{Id: c.id}
+	}
+	if c.handedOut {
+		c.st.adjust, c.handedOut = cloneMsg(c.st.adjust), false
+	}
+	if c.ownersHandedOut {
+		c.st.owners, c.ownersHandedOut = c.st.owners.clone(), false
 	}
 	if err := c.apply(plugin, rsp); err != nil {
 		c.failed = err
@@ -102,20 +122,31 @@ func (c *Create) Err() error { return c.failed }
 
 // Response is the merged reply: the merged adjustment (never nil), the merged
 // updates of other containers in order of first sight, and all evictions.
+// The adjustment is the merger's own, handed over rather than copied: every
+// part of it was copied from the replies as they were merged, and a later
+// Apply works on a copy of it.
 func (c *Create) Response() *api.CreateContainerResponse {
+	c.handedOut = true
 	return &api.CreateContainerResponse{
-		Adjust: cloneMsg(c.st.adjust),
+		Adjust: c.st.adjust,
 		Update: c.st.updates.list(),
 		Evict:  cloneList(c.st.evict),
 	}
 }
 
 // Owners is the ownership record for validators, keyed by container ID. It
-// covers the created container and every container updated so far.
-func (c *Create) Owners() *api.OwningPlugins { return c.st.owners.proto() }
+// covers the created container and every container updated so far. It
+// shares the merger's tables, which a later Apply copies first; the caller
+// must not change it.
+func (c *Create) Owners() *api.OwningPlugins {
+	c.ownersHandedOut = true
+	return c.st.owners.proto()
+}
 
-// Original is the container as it was before any plugin saw it.
-func (c *Create) Original() *api.Container { return cloneMsg(c.original) }
+// Original is the container as it was before any plugin saw it, nil for a
+// NewUnvalidatedCreate. It is the merger's own copy, not cloned again: the
+// caller must not change it.
+func (c *Create) Original() *api.Container { return c.original }
 
 // Discarded lists the updates dropped so far because they conflicted while
 // allowing failure (ignore_failure); the caller may log them.

@@ -128,7 +128,33 @@ func envName(e string) string {
 }
 
 // isEmpty tells whether a reply asks for nothing: most plugins' replies to
-// most events, which then cost no snapshot of the merge state.
+// most events, which then cost no snapshot of the merge state. Lists that
+// are set answer at once; only what is left is measured, by proto.Size (0
+// for nil too), which walks maps by reflection.
 func isEmpty(m proto.Message) bool {
-	return proto.Size(m) == 0 // 0 for nil too
+	switch r := m.(type) {
+	case *api.CreateContainerResponse:
+		if r == nil || len(r.Update) > 0 || len(r.Evict) > 0 || !adjustmentIsEmpty(r.Adjust) {
+			return r == nil
+		}
+	case *api.UpdateContainerResponse:
+		if r == nil || len(r.Update) > 0 || len(r.Evict) > 0 {
+			return r == nil
+		}
+	case *api.StopContainerResponse:
+		if r == nil || len(r.Update) > 0 {
+			return r == nil
+		}
+	}
+	return proto.Size(m) == 0
+}
+
+// adjustmentIsEmpty is isEmpty for an adjustment, with the fields plugins
+// set most checked first.
+func adjustmentIsEmpty(a *api.ContainerAdjustment) bool {
+	if len(a.GetAnnotations()) > 0 || len(a.GetEnv()) > 0 || len(a.GetMounts()) > 0 || len(a.GetArgs()) > 0 ||
+		len(a.GetRlimits()) > 0 || len(a.GetCDIDevices()) > 0 {
+		return false
+	}
+	return proto.Size(a) == 0
 }

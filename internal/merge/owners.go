@@ -20,9 +20,11 @@ type owners struct {
 
 // fieldOwners is the table of one container. Compound fields are keyed by entry
 // (annotation key, mount destination, ...); simple fields by the field alone.
+// The maps have the types of the validators' message, so that it can share
+// them (proto), and are made on first use.
 type fieldOwners struct {
-	simple   map[api.Field]string
-	compound map[api.Field]map[string]string
+	simple   map[int32]string
+	compound map[int32]*api.CompoundFieldOwners
 }
 
 // claimFn claims field f (entry key of a compound field, "" for a simple one)
@@ -32,37 +34,50 @@ type claimFn func(f api.Field, key string) error
 // noClaim is used when replaying an already-claimed change onto a second copy.
 func noClaim(api.Field, string) error { return nil }
 
-func newOwners() *owners {
-	return &owners{ctrs: map[string]*fieldOwners{}}
-}
+// newOwners returns an empty table; its map is made on first use, since
+// most replies claim nothing.
+func newOwners() *owners { return &owners{} }
 
 func (o *owners) of(id string) *fieldOwners {
 	fo := o.ctrs[id]
 	if fo == nil {
-		fo = &fieldOwners{simple: map[api.Field]string{}, compound: map[api.Field]map[string]string{}}
-		o.ctrs[id] = fo
+		fo = &fieldOwners{}
+		o.put(id, fo)
 	}
 	return fo
 }
 
+func (o *owners) put(id string, fo *fieldOwners) {
+	if o.ctrs == nil {
+		o.ctrs = map[string]*fieldOwners{}
+	}
+	o.ctrs[id] = fo
+}
+
 func (fo *fieldOwners) get(f api.Field, key string) string {
 	if key == "" {
-		return fo.simple[f]
+		return fo.simple[int32(f)]
 	}
-	return fo.compound[f][key]
+	return fo.compound[int32(f)].GetOwners()[key]
 }
 
 func (fo *fieldOwners) set(f api.Field, key, owner string) {
 	if key == "" {
-		fo.simple[f] = owner
+		if fo.simple == nil {
+			fo.simple = map[int32]string{}
+		}
+		fo.simple[int32(f)] = owner
 		return
 	}
-	m := fo.compound[f]
-	if m == nil {
-		m = map[string]string{}
-		fo.compound[f] = m
+	if fo.compound == nil {
+		fo.compound = map[int32]*api.CompoundFieldOwners{}
 	}
-	m[key] = owner
+	c := fo.compound[int32(f)]
+	if c == nil {
+		c = &api.CompoundFieldOwners{Owners: map[string]string{}}
+		fo.compound[int32(f)] = c
+	}
+	c.Owners[key] = owner
 }
 
 // claim makes plugin the owner of f/key in container id. It fails if anyone
@@ -85,14 +100,14 @@ func (o *owners) clear(id string, f api.Field, key, plugin string) {
 // accumulate adds plugin to a comma-separated owner list (OCI hooks).
 func (o *owners) accumulate(id string, f api.Field, plugin string) {
 	fo := o.of(id)
-	cur := fo.simple[f]
+	cur := fo.get(f, "")
 	switch {
 	case cur == "":
-		fo.simple[f] = plugin
+		fo.set(f, "", plugin)
 	case cur == plugin || strings.HasSuffix(cur, ","+plugin):
 		// already recorded
 	default:
-		fo.simple[f] = cur + "," + plugin
+		fo.set(f, "", cur+","+plugin)
 	}
 }
 
@@ -105,9 +120,12 @@ func (fo *fieldOwners) clone() *fieldOwners {
 	if fo == nil {
 		return nil
 	}
-	c := &fieldOwners{simple: maps.Clone(fo.simple), compound: make(map[api.Field]map[string]string, len(fo.compound))}
-	for f, m := range fo.compound {
-		c.compound[f] = maps.Clone(m)
+	c := &fieldOwners{simple: maps.Clone(fo.simple)}
+	if fo.compound != nil {
+		c.compound = make(map[int32]*api.CompoundFieldOwners, len(fo.compound))
+		for f, m := range fo.compound {
+			c.compound[f] = &api.CompoundFieldOwners{Owners: maps.Clone(m.GetOwners())}
+		}
 	}
 	return c
 }
@@ -121,7 +139,7 @@ func (o *owners) restore(id string, fo *fieldOwners) {
 		delete(o.ctrs, id)
 		return
 	}
-	o.ctrs[id] = fo
+	o.put(id, fo)
 }
 
 func (o *owners) clone() *owners {
@@ -132,27 +150,16 @@ func (o *owners) clone() *owners {
 	return c
 }
 
-// proto converts the table into the message sent to validators.
+// proto converts the table into the message sent to validators. The message
+// shares the table's maps: the caller must not change it, and must clone
+// the table (clone) before changing it again.
 func (o *owners) proto() *api.OwningPlugins {
 	out := &api.OwningPlugins{Owners: make(map[string]*api.FieldOwners, len(o.ctrs))}
 	for id, fo := range o.ctrs {
 		if len(fo.simple) == 0 && len(fo.compound) == 0 {
 			continue
 		}
-		p := &api.FieldOwners{}
-		for f, owner := range fo.simple {
-			if p.Simple == nil {
-				p.Simple = map[int32]string{}
-			}
-			p.Simple[int32(f)] = owner
-		}
-		for f, m := range fo.compound {
-			if p.Compound == nil {
-				p.Compound = map[int32]*api.CompoundFieldOwners{}
-			}
-			p.Compound[int32(f)] = &api.CompoundFieldOwners{Owners: maps.Clone(m)}
-		}
-		out.Owners[id] = p
+		out.Owners[id] = &api.FieldOwners{Simple: fo.simple, Compound: fo.compound}
 	}
 	return out
 }

@@ -23,17 +23,23 @@ type updateEntry struct {
 	touched bool
 }
 
-func newUpdates() *updates {
-	return &updates{entries: map[string]*updateEntry{}}
+// newUpdates returns an empty list; its map is made on first use.
+func newUpdates() *updates { return &updates{} }
+
+func (us *updates) put(id string, e *updateEntry) {
+	if us.entries == nil {
+		us.entries = map[string]*updateEntry{}
+	}
+	us.entries[id] = e
 }
 
 // seed starts the entry of id from res without anyone owning it: the
 // resources an UpdateContainer request asks for. The seed is not listed.
 func (us *updates) seed(id string, res *api.LinuxResources) {
-	us.entries[id] = &updateEntry{update: &api.ContainerUpdate{
+	us.put(id, &updateEntry{update: &api.ContainerUpdate{
 		ContainerId: id,
 		Linux:       &api.LinuxContainerUpdate{Resources: cloneMsg(res)},
-	}}
+	}})
 }
 
 func (us *updates) clone() *updates {
@@ -110,7 +116,7 @@ func (us *updates) mergeOne(o *owners, plugin string, u *api.ContainerUpdate) er
 	}
 	if e == nil {
 		e = &updateEntry{update: &api.ContainerUpdate{ContainerId: id}}
-		us.entries[id] = e
+		us.put(id, e)
 	}
 	if e.touched {
 		e.update.IgnoreFailure = e.update.IgnoreFailure && u.IgnoreFailure

@@ -25,24 +25,31 @@ type conn struct {
 	wlock   chan struct{}
 	closing chan struct{} // closed by shut
 
-	mu       sync.Mutex
-	queue    [][]byte    // unread payloads; queue[0] may be partly read
-	queued   int         // unread bytes in queue
-	changed  wake.Signal // when the state changes
-	closeErr error       // why the connection is closed, nil while open
-	endErr   error       // why the trunk ended; reported once queue is empty
+	mu sync.Mutex
+	// queue holds the unread payloads from queue[head] on; queue[head] may
+	// be partly read (read bytes of it). The slice is reused once drained,
+	// and each payload's buffer goes back to the pool once read.
+	queue    []*[]byte
+	head     int
+	read     int
+	queued   int           // unread bytes in queue
+	changed  wake.Signal   // when the state changes
+	readable chan struct{} // a token when a payload, the trunk's end or the close may wake a reader
+	closeErr error         // why the connection is closed, nil while open
+	endErr   error         // why the trunk ended; reported once queue is empty
 }
 
 var _ net.Conn = (*conn)(nil)
 
 func newConn(m *Mux, id ConnID) *conn {
 	return &conn{
-		m:       m,
-		id:      id,
-		rdl:     newDeadline(),
-		wdl:     newDeadline(),
-		wlock:   make(chan struct{}, 1),
-		closing: make(chan struct{}),
+		m:        m,
+		id:       id,
+		rdl:      newDeadline(),
+		wdl:      newDeadline(),
+		wlock:    make(chan struct{}, 1),
+		closing:  make(chan struct{}),
+		readable: make(chan struct{}, 1),
 	}
 }
 
@@ -55,34 +62,52 @@ func (c *conn) Read(b []byte) (int, error) {
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
 		}
 		n, wait, err := c.tryRead(b)
-		if wait == nil {
+		if !wait {
 			return n, err
 		}
+		// A token may be stale (taken by no one since an earlier payload):
+		// tryRead then finds nothing and the loop waits again.
 		select {
-		case <-wait:
+		case <-c.readable:
+		case <-c.closing:
 		case <-c.rdl.wait():
 		}
 	}
 }
 
-// tryRead reads what is queued. It returns a channel to wait on when there
-// is nothing to read yet.
-func (c *conn) tryRead(b []byte) (int, <-chan struct{}, error) {
+// tryRead reads what is queued. It reports wait when there is nothing to
+// read yet. One waiting reader is woken per token (readable), so a reader
+// that leaves something behind passes a token on to the next.
+func (c *conn) tryRead(b []byte) (n int, wait bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case c.closeErr != nil:
-		return 0, nil, c.opError("read", c.closeErr)
+		return 0, false, c.opError("read", c.closeErr)
 	case len(b) == 0:
-		return 0, nil, nil
-	case len(c.queue) > 0:
-		return c.dequeue(b), nil, nil
+		return 0, false, nil
+	case c.head < len(c.queue):
+		n = c.dequeue(b)
+		if c.head < len(c.queue) {
+			c.wakeReader()
+		}
+		return n, false, nil
 	case c.endErr == io.EOF:
-		return 0, nil, io.EOF
+		c.wakeReader()
+		return 0, false, io.EOF
 	case c.endErr != nil:
-		return 0, nil, c.opError("read", c.endErr)
+		c.wakeReader()
+		return 0, false, c.opError("read", c.endErr)
 	}
-	return 0, c.changed.Wait(), nil
+	return 0, true, nil
+}
+
+// wakeReader leaves a token for one waiting reader, unless one is there.
+func (c *conn) wakeReader() {
+	select {
+	case c.readable <- struct{}{}:
+	default:
+	}
 }
 
 // dequeue copies queued bytes into b. Called with mu held and queue
@@ -90,16 +115,21 @@ func (c *conn) tryRead(b []byte) (int, <-chan struct{}, error) {
 // what a trunk reader waiting for room needs.
 func (c *conn) dequeue(b []byte) int {
 	n := 0
-	for n < len(b) && len(c.queue) > 0 {
-		k := copy(b[n:], c.queue[0])
+	for n < len(b) && c.head < len(c.queue) {
+		p := *c.queue[c.head]
+		k := copy(b[n:], p[c.read:])
 		n += k
 		c.queued -= k
-		if k < len(c.queue[0]) {
-			c.queue[0] = c.queue[0][k:]
+		c.read += k
+		if c.read < len(p) {
 			break
 		}
-		c.queue[0] = nil // let the payload be collected
-		c.queue = c.queue[1:]
+		putPayload(c.queue[c.head])
+		c.queue[c.head] = nil
+		c.head, c.read = c.head+1, 0
+		if c.head == len(c.queue) {
+			c.queue, c.head = c.queue[:0], 0 // drained: reuse the slice
+		}
 		c.changed.Broadcast()
 	}
 	return n
@@ -110,13 +140,13 @@ func (c *conn) dequeue(b []byte) int {
 // queue always takes a frame, so per connection at most about twice
 // MaxFramePayload bytes are held.
 func (c *conn) full() bool {
-	return len(c.queue) >= c.m.cfg.queueLimit || c.queued >= MaxFramePayload
+	return len(c.queue)-c.head >= c.m.cfg.queueLimit || c.queued >= MaxFramePayload
 }
 
-// deliver queues a payload, waiting while the queue is full. It drops the
-// payload if the connection is closed, and reports false if the mux ended
-// while waiting.
-func (c *conn) deliver(p []byte) bool {
+// deliver queues a payload (from getPayload), waiting while the queue is
+// full. It drops the payload if the connection is closed, and reports false
+// if the mux ended while waiting.
+func (c *conn) deliver(p *[]byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.closeErr == nil && c.full() {
@@ -132,8 +162,11 @@ func (c *conn) deliver(p []byte) bool {
 	}
 	if c.closeErr == nil {
 		c.queue = append(c.queue, p)
-		c.queued += len(p)
+		c.queued += len(*p)
 		c.changed.Broadcast()
+		c.wakeReader()
+	} else {
+		putPayload(p)
 	}
 	return true
 }
@@ -145,6 +178,7 @@ func (c *conn) end(err error) {
 	if c.endErr == nil {
 		c.endErr = err
 		c.changed.Broadcast()
+		c.wakeReader()
 	}
 }
 
@@ -157,7 +191,7 @@ func (c *conn) shut(err error) bool {
 		return false
 	}
 	c.closeErr = err
-	c.queue, c.queued = nil, 0
+	c.queue, c.head, c.read, c.queued = nil, 0, 0, 0
 	close(c.closing)
 	c.changed.Broadcast()
 	return true

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+	"sync"
 )
 
 // headerSize is the size of a frame header: connection ID and payload length.
@@ -49,13 +50,42 @@ func (fr *frameReader) next() (header, error) {
 	return parseHeader(fr.hdr[:]), nil
 }
 
-// payload reads n payload bytes into a new buffer that the caller owns.
-func (fr *frameReader) payload(n uint32) ([]byte, error) {
-	p := make([]byte, n)
-	if _, err := io.ReadFull(fr.r, p); err != nil {
+// payload reads n payload bytes into a buffer from getPayload, which the
+// caller owns and may give back with putPayload.
+func (fr *frameReader) payload(n uint32) (*[]byte, error) {
+	p := getPayload(int(n))
+	if _, err := io.ReadFull(fr.r, *p); err != nil {
+		putPayload(p)
 		return nil, noEOF(err)
 	}
 	return p, nil
+}
+
+// payloads recycles the buffers of frames once their connection has read
+// them: a buffer per frame would be an allocation per message. The pool
+// holds pointers, so that giving one back allocates nothing either.
+var payloads sync.Pool
+
+// keptPayload is the largest buffer kept for reuse: frames that nrikit and
+// the reference write are at most MaxWritePayload bytes; rare bigger ones
+// are not worth holding on to.
+const keptPayload = 64 << 10
+
+// getPayload returns a buffer of n bytes.
+func getPayload(n int) *[]byte {
+	if p, _ := payloads.Get().(*[]byte); p != nil && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]byte, n, max(n, MaxWritePayload))
+	return &b
+}
+
+// putPayload gives a buffer back once nothing refers to its bytes.
+func putPayload(p *[]byte) {
+	if cap(*p) <= keptPayload {
+		payloads.Put(p)
+	}
 }
 
 // skip discards n payload bytes without buffering them.

@@ -35,7 +35,11 @@ func (m *Mux) readFrames(fr *frameReader) error {
 			return trunkReadError(err)
 		}
 		// An empty frame carries nothing; queueing it would fake an EOF.
-		if len(p) > 0 && !c.deliver(p) {
+		if len(*p) == 0 {
+			putPayload(p)
+			continue
+		}
+		if !c.deliver(p) {
 			return ErrClosed
 		}
 	}
