@@ -26,18 +26,11 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		SyncTimeout:     cfg.syncTimeout.String(),
 		Own:             failerID + ": " + failerAbout,
 	}
-	pluginDir, source := cfg.pluginPath, "pre-installed from "+cfg.pluginPath
-	switch {
-	case cfg.samples:
-		dir, cleanup, err := installSamples()
-		if err != nil {
-			return nil, err
-		}
-		defer cleanup()
-		pluginDir, source = dir, "bundled samples, pre-installed in "+dir+" (temporary)"
-	case pluginDir == "":
-		source = "no pre-installed plugins"
+	pluginDir, source, cleanup, err := pluginSource(cfg)
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 	rep.Plugins = source
 
 	rec, st, changes, deps, tap := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{}, newDeprecationLog(), newWiretap()

@@ -353,3 +353,6 @@ func (r *ConformanceReport) writeJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
+
+func (r *ConformanceReport) stopReason() string { return r.Stopped }
+func (r *ConformanceReport) passed() bool       { return r.OK }

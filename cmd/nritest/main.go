@@ -222,15 +222,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	logs := newRunLog(stderr, cfg.verbose, quiet...)
 	defer logs.adoptStandardLogger()()
 	if cfg.conformance {
-		return runConformance(ctx, cfg, logs, stdout, stderr)
+		rep, err := conform(ctx, cfg, logs.entry, stderr)
+		return finish(rep, err, cfg.json, logs, stdout, stderr)
 	}
 	rep, err := simulate(ctx, cfg, logs.entry, stderr)
+	return finish(rep, err, cfg.json, logs, stdout, stderr)
+}
+
+// report is what a run prints: the lifecycle report or the conformance one.
+type report interface {
+	writeJSON(io.Writer) error
+	writeText(io.Writer) error
+	stopReason() string // why the run ended early; "" if it did not
+	passed() bool
+}
+
+// finish prints the report of a run that ended with err, then the logs, then
+// why the run failed; it returns the exit code.
+func finish[R report](rep R, err error, asJSON bool, logs *runLog, stdout, stderr io.Writer) int {
 	if err != nil {
 		logs.flush()
 		fmt.Fprintf(stderr, "nritest: %v\n", err)
 		return exitFailed
 	}
-	if cfg.json {
+	if asJSON {
 		err = rep.writeJSON(stdout)
 	} else {
 		err = rep.writeText(stdout)
@@ -240,37 +255,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nritest: writing the report: %v\n", err)
 		return exitFailed
 	}
-	if rep.Stopped != "" {
-		fmt.Fprintf(stderr, "nritest: %s\n", rep.Stopped)
+	if why := rep.stopReason(); why != "" {
+		fmt.Fprintf(stderr, "nritest: %s\n", why)
 	}
-	if !rep.OK {
-		return exitFailed
-	}
-	return exitOK
-}
-
-// runConformance is run for --conformance; it returns the exit code.
-func runConformance(ctx context.Context, cfg config, logs *runLog, stdout, stderr io.Writer) int {
-	rep, err := conform(ctx, cfg, logs.entry, stderr)
-	if err != nil {
-		logs.flush()
-		fmt.Fprintf(stderr, "nritest: %v\n", err)
-		return exitFailed
-	}
-	if cfg.json {
-		err = rep.writeJSON(stdout)
-	} else {
-		err = rep.writeText(stdout)
-	}
-	logs.flush()
-	if err != nil {
-		fmt.Fprintf(stderr, "nritest: writing the report: %v\n", err)
-		return exitFailed
-	}
-	if rep.Stopped != "" {
-		fmt.Fprintf(stderr, "nritest: %s\n", rep.Stopped)
-	}
-	if !rep.OK {
+	if !rep.passed() {
 		return exitFailed
 	}
 	return exitOK

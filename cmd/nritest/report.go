@@ -477,3 +477,6 @@ func deprecated(deps []DeprecationReport) string {
 	}
 	return strings.Join(ids, ", ")
 }
+
+func (r *Report) stopReason() string { return r.Stopped }
+func (r *Report) passed() bool       { return r.OK }

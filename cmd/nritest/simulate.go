@@ -28,18 +28,11 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 		RegisterTimeout: cfg.regTimeout.String(),
 		SyncTimeout:     cfg.syncTimeout.String(),
 	}
-	pluginDir, source := cfg.pluginPath, "pre-installed from "+cfg.pluginPath
-	switch {
-	case cfg.samples:
-		dir, cleanup, err := installSamples()
-		if err != nil {
-			return nil, err
-		}
-		defer cleanup()
-		pluginDir, source = dir, "bundled samples, pre-installed in "+dir+" (temporary)"
-	case pluginDir == "":
-		source = "no pre-installed plugins"
+	pluginDir, source, cleanup, err := pluginSource(cfg)
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 	rep.Plugins = source
 
 	rec, st, changes, deps := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{}, newDeprecationLog()
@@ -200,4 +193,20 @@ func replacements(changes []PluginChangeReport) string {
 		return ""
 	}
 	return "; " + strings.Join(ids, ", ") + " connected more than once: each new instance replaced the earlier one, and counts once"
+}
+
+// pluginSource is the plugin directory a run launches from and how the
+// report names it; cleanup removes the bundled samples' temporary directory.
+func pluginSource(cfg config) (dir, source string, cleanup func(), err error) {
+	switch {
+	case cfg.samples:
+		dir, cleanup, err := installSamples()
+		if err != nil {
+			return "", "", nil, err
+		}
+		return dir, "bundled samples, pre-installed in " + dir + " (temporary)", cleanup, nil
+	case cfg.pluginPath == "":
+		return "", "no pre-installed plugins", func() {}, nil
+	}
+	return cfg.pluginPath, "pre-installed from " + cfg.pluginPath, func() {}, nil
 }
