@@ -17,21 +17,16 @@ import (
 // conformance script, and check each plugin against the lifecycle contract.
 func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) (*ConformanceReport, error) {
 	rep := &ConformanceReport{
-		SchemaVersion:   conformanceSchemaVersion,
-		Runtime:         runtimeName + " " + runtimeVersion,
-		NRIVersion:      adaptation.Version,
-		Socket:          cfg.socket,
-		RequestTimeout:  cfg.requestTimeout.String(),
-		RegisterTimeout: cfg.regTimeout.String(),
-		SyncTimeout:     cfg.syncTimeout.String(),
-		Own:             failerID + ": " + failerAbout,
+		SchemaVersion: conformanceSchemaVersion,
+		RunSettings:   newRunSettings(cfg),
+		Own:           failerID + ": " + failerAbout,
 	}
 	pluginDir, source, cleanup, err := pluginSource(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	rep.Plugins = source
+	rep.PluginSource = source
 
 	rec, st, changes, deps, tap := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{}, newDeprecationLog(), newWiretap()
 	w := newConformanceWorkload()

@@ -24,14 +24,8 @@ const (
 
 // ConformanceReport is the outcome of nritest --conformance.
 type ConformanceReport struct {
-	SchemaVersion   int    `json:"schema_version"`
-	Runtime         string `json:"runtime"`
-	NRIVersion      string `json:"nri_version"`
-	Plugins         string `json:"plugin_source"`
-	Socket          string `json:"socket,omitempty"`
-	RequestTimeout  string `json:"request_timeout"`
-	RegisterTimeout string `json:"registration_timeout"`
-	SyncTimeout     string `json:"sync_timeout"`
+	SchemaVersion int `json:"schema_version"`
+	RunSettings
 	// Own is nritest's own plugin of the run, not under test.
 	Own string `json:"own_plugin"`
 	// Cases is the script, case by case, with every runtime call.

@@ -33,14 +33,7 @@ func (r *ConformanceReport) writeText(w io.Writer) error {
 }
 
 func (r *ConformanceReport) textHeader(w io.Writer) {
-	fmt.Fprintf(w, "nritest --conformance: simulated runtime %s (NRI %s), timeouts: request %s, registration %s, sync %s\n",
-		r.Runtime, r.NRIVersion, r.RequestTimeout, r.RegisterTimeout, r.SyncTimeout)
-	fmt.Fprintf(w, "  plugins:   %s\n", r.Plugins)
-	socket := "none (external plugins disabled; see --socket)"
-	if r.Socket != "" {
-		socket = r.Socket
-	}
-	fmt.Fprintf(w, "  socket:    %s\n", socket)
+	r.RunSettings.writeText(w, "nritest --conformance")
 	fmt.Fprintf(w, "  own:       %s\n", r.Own)
 	fmt.Fprintln(w, "  before:    pod-0 (early) with container ctr-0a (early-app) running, before any plugin joins")
 	fmt.Fprintln(w)

@@ -29,25 +29,19 @@ type Report struct {
 	// SchemaVersion is the version of the report's JSON form
 	// (report.schema.json): it changes when a field changes meaning or
 	// goes away, not when one is added.
-	SchemaVersion   int                  `json:"schema_version"`
-	Runtime         string               `json:"runtime"`
-	NRIVersion      string               `json:"nri_version"`
-	Plugins         string               `json:"plugin_source"` // where the plugins came from
-	Socket          string               `json:"socket,omitempty"`
-	RequestTimeout  string               `json:"request_timeout"`
-	RegisterTimeout string               `json:"registration_timeout"`
-	SyncTimeout     string               `json:"sync_timeout"`
-	Workload        string               `json:"workload"`
-	Metadata        []string             `json:"workload_metadata,omitempty"` // "pod labels: app=demo", ...
-	Linger          string               `json:"linger,omitempty"`            // --linger, "(interrupted)" when cut short
-	Events          []EventReport        `json:"events"`
-	Outside         []Call               `json:"calls_outside_events,omitempty"`
-	SyncUpdates     []SyncUpdate         `json:"sync_updates,omitempty"`
-	Unsolicited     []UnsolicitedUpdate  `json:"unsolicited_updates,omitempty"`
-	Active          []PluginReport       `json:"plugins"`
-	PluginChanges   []PluginChangeReport `json:"plugin_changes,omitempty"`
-	Dropped         []string             `json:"dropped,omitempty"` // dropped before the end
-	Deprecations    []DeprecationReport  `json:"deprecations"`
+	SchemaVersion int `json:"schema_version"`
+	RunSettings
+	Workload      string               `json:"workload"`
+	Metadata      []string             `json:"workload_metadata,omitempty"` // "pod labels: app=demo", ...
+	Linger        string               `json:"linger,omitempty"`            // --linger, "(interrupted)" when cut short
+	Events        []EventReport        `json:"events"`
+	Outside       []Call               `json:"calls_outside_events,omitempty"`
+	SyncUpdates   []SyncUpdate         `json:"sync_updates,omitempty"`
+	Unsolicited   []UnsolicitedUpdate  `json:"unsolicited_updates,omitempty"`
+	Active        []PluginReport       `json:"plugins"`
+	PluginChanges []PluginChangeReport `json:"plugin_changes,omitempty"`
+	Dropped       []string             `json:"dropped,omitempty"` // dropped before the end
+	Deprecations  []DeprecationReport  `json:"deprecations"`
 	// Stopped says why the run ended before the lifecycle; the report then
 	// has what was observed until then.
 	Stopped      string `json:"stopped,omitempty"`
@@ -174,14 +168,7 @@ func (r *Report) writeText(w io.Writer) error {
 var trailingSpace = regexp.MustCompile(`(?m) +$`)
 
 func (r *Report) textHeader(w io.Writer) {
-	fmt.Fprintf(w, "nritest: simulated runtime %s (NRI %s), timeouts: request %s, registration %s, sync %s\n",
-		r.Runtime, r.NRIVersion, r.RequestTimeout, r.RegisterTimeout, r.SyncTimeout)
-	fmt.Fprintf(w, "  plugins:   %s\n", r.Plugins)
-	socket := "none (external plugins disabled; see --socket)"
-	if r.Socket != "" {
-		socket = r.Socket
-	}
-	fmt.Fprintf(w, "  socket:    %s\n", socket)
+	r.RunSettings.writeText(w, "nritest")
 	fmt.Fprintf(w, "  workload:  %s\n", r.Workload)
 	for _, m := range r.Metadata {
 		fmt.Fprintf(w, "             %s\n", m)

@@ -223,8 +223,8 @@ func TestPluginPath(t *testing.T) {
 			t.Errorf("event %d %s: plugins %v, want %v", i+1, e.event, e.plugins, want)
 		}
 	}
-	if len(rep.Deprecations) != 0 || !strings.Contains(rep.Plugins, pluginDir) {
-		t.Errorf("deprecations %+v, plugin source %q", rep.Deprecations, rep.Plugins)
+	if len(rep.Deprecations) != 0 || !strings.Contains(rep.PluginSource, pluginDir) {
+		t.Errorf("deprecations %+v, plugin source %q", rep.Deprecations, rep.PluginSource)
 	}
 	recs, err := testplugin.ReadLog(log)
 	if err != nil {
@@ -386,8 +386,8 @@ func TestNoPlugins(t *testing.T) {
 	}
 	rep := parseJSON(t, r.stdout)
 	checkLifecycle(t, jsonRows(rep), nil)
-	if len(pluginIDs(rep.Active)) != 0 || rep.Plugins != "no pre-installed plugins" {
-		t.Errorf("plugins %+v from %q", rep.Active, rep.Plugins)
+	if len(pluginIDs(rep.Active)) != 0 || rep.PluginSource != "no pre-installed plugins" {
+		t.Errorf("plugins %+v from %q", rep.Active, rep.PluginSource)
 	}
 }
 
@@ -566,8 +566,8 @@ func TestNoSamples(t *testing.T) {
 		if ids := pluginIDs(rep.Active); !slices.Equal(ids, c.want) {
 			t.Errorf("%q: plugins %v, want %v", c.args, ids, c.want)
 		}
-		if c.args != nil && rep.Plugins != "no pre-installed plugins" {
-			t.Errorf("%q: plugin source %q", c.args, rep.Plugins)
+		if c.args != nil && rep.PluginSource != "no pre-installed plugins" {
+			t.Errorf("%q: plugin source %q", c.args, rep.PluginSource)
 		}
 	}
 }

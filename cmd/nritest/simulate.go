@@ -20,20 +20,15 @@ import (
 // drive the lifecycle, stop, and report.
 func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) (*Report, error) {
 	rep := &Report{
-		SchemaVersion:   schemaVersion,
-		Runtime:         runtimeName + " " + runtimeVersion,
-		NRIVersion:      adaptation.Version,
-		Socket:          cfg.socket,
-		RequestTimeout:  cfg.requestTimeout.String(),
-		RegisterTimeout: cfg.regTimeout.String(),
-		SyncTimeout:     cfg.syncTimeout.String(),
+		SchemaVersion: schemaVersion,
+		RunSettings:   newRunSettings(cfg),
 	}
 	pluginDir, source, cleanup, err := pluginSource(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	rep.Plugins = source
+	rep.PluginSource = source
 
 	rec, st, changes, deps := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{}, newDeprecationLog()
 	var own *ownersPlugin
