@@ -19,6 +19,12 @@ type rpcFunc[Req, Rsp any] func(api.PluginService, context.Context, Req) (Rsp, e
 // order, one call each, then collect (if any) merges the reply. The caller
 // holds the event barrier.
 func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
+	return relayOutgoing(ctx, a, ev, newOutgoing(req, !policyOf(ev).evolving), rpc, collect)
+}
+
+// relayOutgoing is relay for a request whose encoding the caller manages.
+func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
+	req := out.req
 	pol := policyOf(ev)
 	if err := a.checkRequest(ev, pol, req); err != nil {
 		return err
@@ -29,7 +35,6 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 		// context that cannot end, like context.Background, is kept as is.)
 		ctx = context.WithoutCancel(ctx)
 	}
-	out := newOutgoing(req, !pol.evolving)
 	for _, p := range a.registry.snapshot() {
 		if p.gone() {
 			// Dropped, or its connection lost, before its turn: skipped, so

@@ -1,6 +1,8 @@
 package adaptation
 
 import (
+	"slices"
+
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
@@ -14,6 +16,12 @@ type vtMarshaler interface{ MarshalVT() ([]byte, error) }
 
 // vtSizer is the generated size computation, without allocations.
 type vtSizer interface{ SizeVT() int }
+
+// vtSizedMarshaler encodes into a buffer of exactly SizeVT bytes.
+type vtSizedMarshaler interface {
+	vtSizer
+	MarshalToSizedBufferVT([]byte) (int, error)
+}
 
 // marshal encodes m as proto.Marshal does, with the generated encoder when
 // m's type has one. Unlike proto.Marshal, it does not check that strings
@@ -59,4 +67,17 @@ func (e *syncEncoder) to(p *plugin, req *api.SynchronizeRequest) *api.Synchroniz
 	raw := &api.SynchronizeRequest{}
 	raw.ProtoReflect().SetUnknown(b)
 	return raw
+}
+
+// appendEncoding returns prefix followed by m's encoding, in one new
+// buffer. Protobuf decodes a concatenation of encodings as the message with
+// the fields of both, so prefix can hold fields that m leaves unset.
+func appendEncoding(prefix []byte, m proto.Message) ([]byte, error) {
+	if vt, ok := m.(vtSizedMarshaler); ok {
+		b := make([]byte, len(prefix)+vt.SizeVT())
+		copy(b, prefix)
+		_, err := vt.MarshalToSizedBufferVT(b[len(prefix):])
+		return b, err
+	}
+	return proto.MarshalOptions{}.MarshalAppend(slices.Clip(prefix), m)
 }

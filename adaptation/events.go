@@ -75,24 +75,17 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	}
 	defer release()
 	// No plugin joins while the barrier is held: the validators of the end
-	// of this creation are known now, and with none the pristine container
-	// need not be kept.
+	// of this creation are known now.
 	validators := a.validators()
-	var (
-		result  *merge.Create
-		handled consulted
-	)
-	if validators != nil || a.opts.defaultValidator != nil {
-		result, handled = merge.NewCreate(req), consulted{}
-	} else {
-		result = merge.NewUnvalidatedCreate(req)
-	}
+	c := a.startCreation(req, validators)
+	result, out, handled := c.result, &c.out, c.handled
 	collect := func(p *plugin, rsp *api.CreateContainerResponse) error {
+		out.changed()
 		handled.add(p)
 		a.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
 		return mergeError(result.Apply(p.id, rsp))
 	}
-	err = relay(ctx, a, api.Event_CREATE_CONTAINER, req, api.PluginService.CreateContainer, collect)
+	err = relayOutgoing(ctx, a, api.Event_CREATE_CONTAINER, out, api.PluginService.CreateContainer, collect)
 	if err == nil {
 		// A reply that failed to merge always fails the event (policy.go);
 		// this keeps a half-merged response from ever reaching the runtime.
@@ -101,7 +94,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	var merged *api.CreateContainerResponse
 	if err == nil {
 		merged = result.Response()
-		err = a.validate(ctx, req, result, merged, handled, validators)
+		err = a.validate(ctx, req, c, merged, validators)
 	}
 	a.lifecycle.containerCreated(req.GetContainer(), err == nil)
 	if err != nil {

@@ -12,6 +12,9 @@ type outgoing[Req any] struct {
 	tried  bool // encoding was attempted; ok says whether it worked
 	ok     bool
 	wire   Req
+	// seeded: an evolving request was encoded by seed and has not changed
+	// since, so wire is still its encoding.
+	seeded bool
 }
 
 func newOutgoing[Req any](req Req, stable bool) *outgoing[Req] {
@@ -25,7 +28,7 @@ func (o *outgoing[Req]) to(p *plugin) Req {
 	if p.kind == kindBuiltin {
 		return o.req
 	}
-	if !o.stable {
+	if !o.stable && !o.seeded {
 		if wire, ok := preEncoded(o.req); ok {
 			return wire
 		}
@@ -41,6 +44,28 @@ func (o *outgoing[Req]) to(p *plugin) Req {
 	return o.wire
 }
 
+// seed encodes an evolving request as it is now and returns that encoding,
+// which to hands out until changed is called. It returns nil if the request
+// cannot be encoded.
+func (o *outgoing[Req]) seed() []byte {
+	o.wire, o.ok = preEncoded(o.req)
+	if !o.ok {
+		return nil
+	}
+	o.seeded = true
+	return any(o.wire).(proto.Message).ProtoReflect().GetUnknown()
+}
+
+// changed tells that a plugin's reply has changed an evolving request: the
+// next plugin gets it encoded anew.
+func (o *outgoing[Req]) changed() { o.seeded = false }
+
+// withEncoding returns a stable outgoing request whose encoding is b.
+// Plugins that take messages in-process still get req.
+func withEncoding[Req any](req Req, b []byte) *outgoing[Req] {
+	return &outgoing[Req]{req: req, stable: true, tried: true, ok: true, wire: encodedAs(req, b)}
+}
+
 // preEncoded returns a message of req's type that marshals to exactly
 // req's encoding without walking req's fields again: its content is that
 // encoding, carried as unknown fields, which protobuf writes out verbatim.
@@ -53,7 +78,13 @@ func preEncoded[Req any](req Req) (Req, bool) {
 	if err != nil {
 		return req, false
 	}
-	raw := m.ProtoReflect().New()
+	return encodedAs(req, b), true
+}
+
+// encodedAs returns a message of req's type (a proto.Message) that encodes
+// to exactly b, carried as unknown fields.
+func encodedAs[Req any](req Req, b []byte) Req {
+	raw := any(req).(proto.Message).ProtoReflect().New()
 	raw.SetUnknown(b)
-	return raw.Interface().(Req), true
+	return raw.Interface().(Req)
 }

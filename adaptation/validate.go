@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/nrikit/nrikit/api"
-	"github.com/nrikit/nrikit/internal/merge"
 )
 
 // validators lists the plugins that validate a creation, nil if none.
@@ -26,10 +25,9 @@ func (a *Adaptation) validators() []*plugin {
 // validators listed as the creation began), all at once, to approve the
 // merged response of a container being created. Any failure or rejection
 // fails the creation; a validator that timed out or was lost is also
-// dropped. handled holds the plugins whose CreateContainer reply was taken.
-// A validator whose connection was already gone is skipped, as by the
-// reference.
-func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, result *merge.Create, merged *api.CreateContainerResponse, handled consulted, validators []*plugin) error {
+// dropped. A validator whose connection was already gone is skipped, as by
+// the reference.
+func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, c creation, merged *api.CreateContainerResponse, validators []*plugin) error {
 	plugins := a.registry.snapshot()
 	validators = slices.DeleteFunc(validators, func(p *plugin) bool {
 		return p.gone() || !slices.Contains(plugins, p) // dropped meanwhile, or the runtime stops
@@ -38,12 +36,14 @@ func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerReque
 		return nil
 	}
 	vreq := &api.ValidateContainerAdjustmentRequest{
-		Pod:       req.GetPod(),
-		Container: result.Original(),
-		Adjust:    merged.GetAdjust(),
-		Update:    merged.GetUpdate(),
-		Owners:    result.Owners(),
-		Plugins:   handled.instances(plugins),
+		Adjust:  merged.GetAdjust(),
+		Update:  merged.GetUpdate(),
+		Owners:  c.result.Owners(),
+		Plugins: c.handled.instances(plugins),
+	}
+	out, err := c.validationRequest(req, vreq)
+	if err != nil {
+		return err
 	}
 	// errs[0] is the default validator's verdict, then one per plugin.
 	errs := make([]error, 1+len(validators))
@@ -51,7 +51,6 @@ func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerReque
 	if len(validators) == 0 {
 		return errors.Join(errs...)
 	}
-	out := newOutgoing(vreq, true)
 	for _, p := range validators {
 		out.to(p) // encode once, before the validators run at once
 	}

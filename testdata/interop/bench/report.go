@@ -62,6 +62,7 @@ func printTable(out io.Writer, rep *report, o *options) {
 		t.row("peak heap - before", mibs(ref.PeakOverBaseBytes), mibs(ours.PeakOverBaseBytes), ratio(ours.PeakOverBaseBytes, ref.PeakOverBaseBytes))
 		t.row("RSS before", mibs(ref.RSSBaseBytes), mibs(ours.RSSBaseBytes), ratio(ours.RSSBaseBytes, ref.RSSBaseBytes))
 		t.row("peak RSS during sync", mibs(ref.RSSPeakBytes), mibs(ours.RSSPeakBytes), ratio(ours.RSSPeakBytes, ref.RSSPeakBytes))
+		t.row("peak RSS - before", mibs(ref.rssGrowth()), mibs(ours.rssGrowth()), ratio(ours.rssGrowth(), ref.rssGrowth()))
 		t.row("allocated (TotalAlloc delta)", mibs(ref.AllocBytes), mibs(ours.AllocBytes), ratio(ours.AllocBytes, ref.AllocBytes))
 		t.row("GC cycles", fmt.Sprint(ref.NumGC), fmt.Sprint(ours.NumGC), "")
 		t.row("wall time of each run", runTimes(b.Runs, implRef), runTimes(b.Runs, implOurs), "")

@@ -206,6 +206,15 @@ func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "# "+format+"\n", args...)
 }
 
+// rssGrowth is what the synchronization added to the resident set at its
+// peak: the runtime's own state, held before, is the same for both.
+func (r *syncResult) rssGrowth() uint64 {
+	if r.RSSPeakBytes < r.RSSBaseBytes {
+		return 0
+	}
+	return r.RSSPeakBytes - r.RSSBaseBytes
+}
+
 // resetPeakRSS resets the process's peak resident set size to its current
 // one and returns it; 0 if the kernel does not allow that.
 func resetPeakRSS() uint64 {
