@@ -49,6 +49,7 @@ func (o *outgoing[Req]) to(p *plugin) Req {
 // cannot be encoded.
 func (o *outgoing[Req]) seed() []byte {
 	o.wire, o.ok = preEncoded(o.req)
+	o.tried = true
 	if !o.ok {
 		return nil
 	}

@@ -52,3 +52,25 @@ func TestOutgoingEncodesOnce(t *testing.T) {
 	decodesTo(t, first, before)
 	decodesTo(t, second, req)
 }
+
+// TestOutgoingSeed: an evolving request encoded up front (CreateContainer
+// with validators) goes out as exactly that encoding, not encoded again,
+// until a reply changes it.
+func TestOutgoingSeed(t *testing.T) {
+	req := &api.CreateContainerRequest{
+		Pod:       &api.PodSandbox{Id: "p"},
+		Container: &api.Container{Id: "c", Env: []string{"A=1"}},
+	}
+	before := proto.Clone(req)
+	socket := newPlugin("10", "s", kindExternal, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
+	out := newOutgoing(req, false)
+	seeded := out.seed()
+	first := out.to(socket)
+	if got := first.ProtoReflect().GetUnknown(); len(got) == 0 || &got[0] != &seeded[0] || out.to(socket) != first {
+		t.Fatal("the seeded encoding was not what plugins got before any change")
+	}
+	decodesTo(t, first, before)
+	out.changed()
+	req.Container.Env = append(req.Container.Env, "B=2")
+	decodesTo(t, out.to(socket), req)
+}
