@@ -58,7 +58,7 @@ func (a *Adaptation) relayStateChange(ctx context.Context, p *plugin, ev api.Eve
 	if r, ok := req.(podRequest); ok {
 		sc.Pod = r.GetPod()
 	}
-	if r, ok := req.(containerRequest); ok && isContainerEvent(ev) {
+	if r, ok := req.(containerRequest); ok && ev.IsContainerEvent() {
 		sc.Container = r.GetContainer()
 	}
 	_, err := p.svc.StateChange(ctx, newOutgoing(sc, true).to(p))
@@ -69,14 +69,4 @@ func (a *Adaptation) relayStateChange(ctx context.Context, p *plugin, ev api.Eve
 	// context.
 	a.deprecations.record(context.WithoutCancel(ctx), p, ev)
 	return err
-}
-
-func isContainerEvent(ev api.Event) bool {
-	switch ev {
-	case api.Event_CREATE_CONTAINER, api.Event_POST_CREATE_CONTAINER, api.Event_START_CONTAINER,
-		api.Event_POST_START_CONTAINER, api.Event_UPDATE_CONTAINER, api.Event_POST_UPDATE_CONTAINER,
-		api.Event_STOP_CONTAINER, api.Event_REMOVE_CONTAINER:
-		return true
-	}
-	return false
 }

@@ -203,7 +203,7 @@ func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
 		return podID == ""
 	}
 	pod := l.lookup(l.pods, podID, "", true)
-	if !isContainerEvent(ev) {
+	if !ev.IsContainerEvent() {
 		return step(pod, p, ev)
 	}
 	ctrID := containerIDOf(req)

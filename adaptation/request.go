@@ -17,7 +17,7 @@ import (
 // the lifecycle (begin).
 func (a *Adaptation) checkRequest(ev api.Event, pol eventPolicy, req any) error {
 	podID, ctrID := podIDOf(req), containerIDOf(req)
-	if podID == "" || isContainerEvent(ev) && ctrID == "" {
+	if podID == "" || ev.IsContainerEvent() && ctrID == "" {
 		a.log.WithFields(logrus.Fields{"event": ev.Name(), "pod": podID, "container": ctrID}).
 			Debug("nrikit: request names no pod or container: relayed without lifecycle bookkeeping")
 	}

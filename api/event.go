@@ -40,6 +40,18 @@ func (e Event) Subscribable() bool {
 	return e > Event_UNKNOWN && e < Event_LAST
 }
 
+// IsContainerEvent tells whether e is about one container (its request
+// names a container), rather than a pod.
+func (e Event) IsContainerEvent() bool {
+	switch e {
+	case Event_CREATE_CONTAINER, Event_POST_CREATE_CONTAINER, Event_START_CONTAINER,
+		Event_POST_START_CONTAINER, Event_UPDATE_CONTAINER, Event_POST_UPDATE_CONTAINER,
+		Event_STOP_CONTAINER, Event_REMOVE_CONTAINER:
+		return true
+	}
+	return false
+}
+
 // Has tells whether the mask subscribes to e.
 func (m EventMask) Has(e Event) bool {
 	return e.Subscribable() && m&e.Mask() != 0

@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -113,4 +114,15 @@ func FuzzParseEventMask(f *testing.F) {
 			t.Fatalf("%q: 0x%x printed %q reparsed 0x%x, %v", s, m, m.String(), back, err)
 		}
 	})
+}
+
+// TestIsContainerEvent: the events whose request names a container, and
+// no others.
+func TestIsContainerEvent(t *testing.T) {
+	for e := Event_UNKNOWN; e <= Event_LAST; e++ {
+		want := strings.HasSuffix(e.String(), "_CONTAINER")
+		if got := e.IsContainerEvent(); got != want {
+			t.Errorf("%v.IsContainerEvent() = %v, want %v", e, got, want)
+		}
+	}
 }

@@ -227,7 +227,7 @@ func caseSequence(run *contractRun, insts []*instance, kase string) []string {
 				continue
 			}
 			id := c.podID
-			if isContainerEvent(c.event) {
+			if c.event.IsContainerEvent() {
 				id = c.ctrID
 			}
 			ev := c.event.Name()

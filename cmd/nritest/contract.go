@@ -128,7 +128,7 @@ func (r *contractRun) checkCall(c wireCall, mask api.EventMask, objs map[string]
 	kase := r.caseOf(c.step)
 	ev := c.event.Name()
 	id, creation := c.podID, api.Event_RUN_POD_SANDBOX
-	if isContainerEvent(c.event) {
+	if c.event.IsContainerEvent() {
 		id, creation = c.ctrID, api.Event_CREATE_CONTAINER
 		if p := objs[c.podID]; p != nil && p.removed {
 			f.add(kase, "%s of %s after the removal of its pod %s", ev, id, c.podID)
@@ -140,14 +140,14 @@ func (r *contractRun) checkCall(c wireCall, mask api.EventMask, objs map[string]
 		if o != nil && o.created {
 			f.add(kase, "%s of %s, which it already knew: created twice", ev, id)
 		}
-		objs[id] = &objState{container: isContainerEvent(c.event), created: true}
+		objs[id] = &objState{container: c.event.IsContainerEvent(), created: true}
 		return
 	}
 	if o == nil {
 		if mask.Has(creation) {
 			f.add(kase, "%s of %s, which it never saw created", ev, id)
 		}
-		o = &objState{container: isContainerEvent(c.event), created: true}
+		o = &objState{container: c.event.IsContainerEvent(), created: true}
 		objs[id] = o
 	}
 	if o.removed {
@@ -189,7 +189,7 @@ func (r *contractRun) checkDelivered(id string, in *instance, step int, mask api
 		if o == nil || o.removed {
 			return // not its business
 		}
-		if isContainerEvent(s.event) {
+		if s.event.IsContainerEvent() {
 			if p := objs[r.podOf[s.id]]; p == nil || p.removed {
 				return
 			}
@@ -199,7 +199,7 @@ func (r *contractRun) checkDelivered(id string, in *instance, step int, mask api
 		return
 	}
 	for _, c := range in.calls {
-		if c.step == step && c.event == s.event && !c.unimplemented && (c.ctrID == s.id || c.podID == s.id && !isContainerEvent(c.event)) {
+		if c.step == step && c.event == s.event && !c.unimplemented && (c.ctrID == s.id || c.podID == s.id && !c.event.IsContainerEvent()) {
 			return
 		}
 	}
@@ -231,18 +231,8 @@ func (r *contractRun) checkRemoved(mask api.EventMask, objs map[string]*objState
 }
 
 func kindOf(ev api.Event) string {
-	if isContainerEvent(ev) {
+	if ev.IsContainerEvent() {
 		return "container"
 	}
 	return "pod"
-}
-
-func isContainerEvent(ev api.Event) bool {
-	switch ev {
-	case api.Event_CREATE_CONTAINER, api.Event_POST_CREATE_CONTAINER, api.Event_START_CONTAINER,
-		api.Event_POST_START_CONTAINER, api.Event_UPDATE_CONTAINER, api.Event_POST_UPDATE_CONTAINER,
-		api.Event_STOP_CONTAINER, api.Event_REMOVE_CONTAINER:
-		return true
-	}
-	return false
 }
