@@ -58,7 +58,6 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	}
 	a.leaveIfViolated(p)
 	a.watch(ctx, p)
-	p.log.WithField("kind", p.kind.String()).WithField("events", p.events.String()).Info("nrikit: plugin connected")
 	return nil
 }
 

@@ -457,30 +457,25 @@ func (h *signalHook) changed() <-chan struct{} {
 // waitLogged waits for a log line with the given fields.
 func (e *env) waitLogged(fields logrus.Fields) []*logrus.Entry {
 	e.t.Helper()
-	deadline := time.After(waitLimit)
-	for {
-		changed := e.logSignal.changed()
-		if entries := e.logged(fields); len(entries) > 0 {
-			return entries
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			e.dumpLog()
-			e.t.Fatalf("no log line with %v", fields)
-		}
-	}
+	return e.waitLoggedLine("", fields)
 }
 
 // waitLoggedMessage waits for a log line with the given message.
 func (e *env) waitLoggedMessage(msg string) []*logrus.Entry {
 	e.t.Helper()
+	return e.waitLoggedLine(msg, nil)
+}
+
+// waitLoggedLine waits for log lines with the given message, any if empty,
+// and fields.
+func (e *env) waitLoggedLine(msg string, fields logrus.Fields) []*logrus.Entry {
+	e.t.Helper()
 	deadline := time.After(waitLimit)
 	for {
 		changed := e.logSignal.changed()
 		var found []*logrus.Entry
-		for _, en := range e.hook.AllEntries() {
-			if en.Message == msg {
+		for _, en := range e.logged(fields) {
+			if msg == "" || en.Message == msg {
 				found = append(found, en)
 			}
 		}
@@ -491,7 +486,7 @@ func (e *env) waitLoggedMessage(msg string) []*logrus.Entry {
 		case <-changed:
 		case <-deadline:
 			e.dumpLog()
-			e.t.Fatalf("no log line %q", msg)
+			e.t.Fatalf("no log line %q with %v", msg, fields)
 		}
 	}
 }

@@ -39,10 +39,7 @@ func TestRevisionsSideBySide(t *testing.T) {
 	})
 
 	for _, id := range []string{"10-betaext", "30-betapre"} {
-		joined := e.logged(logrus.Fields{"plugin": id, "revision": adaptation.RevisionV1beta1})
-		if !slices.ContainsFunc(joined, func(en *logrus.Entry) bool { return en.Message == "nrikit: plugin connected" }) {
-			t.Errorf("%s: no \"plugin connected\" log line naming its revision", id)
-		}
+		e.waitLoggedLine("nrikit: plugin connected", logrus.Fields{"plugin": id, "revision": adaptation.RevisionV1beta1})
 	}
 	created := runLifecycle(t, e.a, "p1")
 	if got := created[0].GetAdjust().GetAnnotations()["revision.nrikit.io/betapre"]; got != "v1beta1" {

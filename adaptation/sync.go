@@ -103,6 +103,9 @@ func (a *Adaptation) join(ctx context.Context, p *plugin) error {
 		return errors.New("nrikit: runtime is stopping")
 	}
 	a.opts.metrics.PluginCount(a.registry.len())
+	// Logged before the joined report, so an operator reading the log and a
+	// PluginChanges consumer see the plugin arrive in the same order.
+	p.log.WithField("kind", p.kind.String()).WithField("events", p.events.String()).Info("nrikit: plugin connected")
 	a.reportJoined(p)
 	if old != nil {
 		a.wg.Add(1)
