@@ -25,6 +25,11 @@ type Config struct {
 	FailurePolicy       FailurePolicy `json:"default_failure_policy,omitempty" toml:"default_failure_policy"`
 	// DefaultValidator is the default validator's table; nil leaves it off.
 	DefaultValidator *validator.DefaultValidatorConfig `json:"default_validator,omitempty" toml:"default_validator"`
+	// WASMMemoryLimit caps each WASM plugin's linear memory, in bytes.
+	WASMMemoryLimit uint64 `json:"wasm_memory_limit,omitempty" toml:"wasm_memory_limit"`
+	// WASMCompilationCacheDir keeps WASM plugins' compiled code across
+	// restarts; "" keeps it in memory only.
+	WASMCompilationCacheDir string `json:"wasm_compilation_cache_dir,omitempty" toml:"wasm_compilation_cache_dir"`
 }
 
 // DefaultConfig returns a Config with every default filled in: the same
@@ -40,6 +45,7 @@ func DefaultConfig() *Config {
 		// Present but not enabled, so that a printed default config shows
 		// the validator's keys, as containerd's does.
 		DefaultValidator: &validator.DefaultValidatorConfig{},
+		WASMMemoryLimit:  DefaultWASMMemoryLimit,
 	}
 }
 
@@ -71,6 +77,10 @@ func (c Config) Options() []Option {
 	if c.DefaultValidator != nil {
 		opts = append(opts, WithDefaultValidator(c.DefaultValidator))
 	}
+	if c.WASMMemoryLimit != 0 {
+		opts = append(opts, WithWASMMemoryLimit(c.WASMMemoryLimit))
+	}
+	addString(c.WASMCompilationCacheDir, WithWASMCompilationCacheDir)
 	return append(opts, WithDefaultFailurePolicy(c.FailurePolicy))
 }
 

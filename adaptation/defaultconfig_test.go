@@ -22,7 +22,7 @@ func configured(t *testing.T, c Config) options {
 // settings are the options a Config can set, comparable.
 func settings(o options) []any {
 	return []any{o.pluginPath, o.pluginConfigPath, o.socketPath, o.disableConnect,
-		o.registration, o.request, o.sync, o.failurePolicy}
+		o.registration, o.request, o.sync, o.failurePolicy, o.wasm}
 }
 
 func TestDefaultConfigMeansTheDefaults(t *testing.T) {
@@ -48,6 +48,7 @@ func TestDefaultConfigMarshalsItsValues(t *testing.T) {
 		`"plugin_request_timeout":"2s"`,
 		`"plugin_sync_timeout":"10s"`,
 		`"default_validator":{}`,
+		`"wasm_memory_limit":536870912`,
 	} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("DefaultConfig marshals to %s, missing %s", data, want)
@@ -72,4 +73,26 @@ func TestDisablePluginPath(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"disable_plugin_path": true}`), &c); err != nil || !c.DisablePluginPath {
 		t.Errorf("disable_plugin_path does not read: %+v, %v", c, err)
 	}
+}
+
+func TestWASMConfigKeys(t *testing.T) {
+	var c Config
+	data := `{"wasm_memory_limit": 1048576, "wasm_compilation_cache_dir": "/var/cache/nri-wasm"}`
+	if err := json.Unmarshal([]byte(data), &c); err != nil {
+		t.Fatal(err)
+	}
+	want := wasmOptions{memoryLimit: 1 << 20, cacheDir: "/var/cache/nri-wasm"}
+	if got := configured(t, c).wasm; got != want {
+		t.Errorf("%s gives WASM options %+v, want %+v", data, got, want)
+	}
+	o := defaultOptions()
+	for _, opt := range (Config{WASMMemoryLimit: 5 << 30}).Options() {
+		if err := opt(&o); err != nil {
+			if !strings.Contains(err.Error(), "WASM memory limit") {
+				t.Errorf("a 5 GiB limit fails with %q, which does not name the setting", err)
+			}
+			return
+		}
+	}
+	t.Error("a WASM memory limit of 5 GiB was accepted")
 }
