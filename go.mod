@@ -5,6 +5,7 @@ go 1.24.0
 require (
 	github.com/containerd/log v0.1.0
 	github.com/containerd/ttrpc v1.2.8
+	github.com/moby/sys/mountinfo v0.7.2
 	github.com/opencontainers/runtime-spec v1.3.0
 	github.com/planetscale/vtprotobuf v0.6.1-0.20240319094008-0393e58bdf10
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

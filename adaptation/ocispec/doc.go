@@ -13,7 +13,9 @@
 // a spec (an unknown namespace, rlimit, device type, scheduler policy,
 // seccomp action, …) fails with an error wrapping ErrInvalidAdjustment
 // before any hook is called; an error of a hook is returned wrapped, with
-// the hook named, and does not wrap ErrInvalidAdjustment. Either way the
+// the hook named, and does not wrap ErrInvalidAdjustment; a mount whose
+// propagation the host cannot give fails, after the hooks, with an error
+// wrapping ErrMountPropagation. Whichever way it fails, the
 // spec is left exactly as it was, so a runtime can fail the creation cleanly
 // instead of starting a half-adjusted container. Nil adjustments, specs
 // without process or linux sections, and nil maps are fine: sections are
@@ -64,7 +66,11 @@
 //   - annotations, sysctl, net devices: set, or deleted by "-K".
 //   - mounts: a mount replaces the ones at the same (cleaned) destination,
 //     "-D" removes them. After additions the mounts are stably sorted by path
-//     depth, so a new /data never shadows an existing /data/sub.
+//     depth, so a new /data never shadows an existing /data/sub. An added
+//     rshared or rslave mount needs its source's host mount to propagate
+//     as much (checked on Linux; otherwise Apply fails with an error
+//     wrapping ErrMountPropagation), and raises linux.rootfsPropagation to
+//     match, as the reference does.
 //   - env: a variable replaces the first one of its name and drops later
 //     duplicates, so its value is unambiguous; "-N" removes every "N=…".
 //   - args replace the command line; a leading "" (the take-over marker) is

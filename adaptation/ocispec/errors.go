@@ -9,6 +9,11 @@ import (
 // be put into an OCI spec.
 var ErrInvalidAdjustment = errors.New("invalid adjustment")
 
+// ErrMountPropagation is wrapped by the error about an added mount whose
+// propagation the host's mount of its source cannot give: the adjustment
+// is valid, but not on this host.
+var ErrMountPropagation = errors.New("unsupported mount propagation")
+
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidAdjustment, fmt.Sprintf(format, args...))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	rspec "github.com/opencontainers/runtime-spec/specs-go"
@@ -17,10 +18,19 @@ import (
 
 // FuzzApply decodes an adjustment from arbitrary bytes and applies it to the
 // sample spec and to an empty one. Whatever the input: no panic, errors wrap
-// ErrInvalidAdjustment and leave the spec as it was (also with runtime
-// hooks, whichever fails), the result still
-// encodes as JSON, and reading it back for plugins still works.
+// ErrInvalidAdjustment (or ErrMountPropagation, from a host whose mounts
+// under /shared are shared and the others private) and leave the spec as it
+// was (also with runtime hooks, whichever fails), the result still encodes
+// as JSON, and reading it back for plugins still works.
 func FuzzApply(f *testing.F) {
+	saved := hostPropagation
+	hostPropagation = func(path string) (string, error) {
+		if strings.HasPrefix(path, "/shared") {
+			return propagationShared, nil
+		}
+		return "", nil
+	}
+	f.Cleanup(func() { hostPropagation = saved })
 	f.Fuzz(func(t *testing.T, data []byte) {
 		adj := &api.ContainerAdjustment{}
 		if proto.Unmarshal(data, adj) != nil {
@@ -29,7 +39,7 @@ func FuzzApply(f *testing.F) {
 		for _, spec := range []*rspec.Spec{sampleSpec(), {}} {
 			before := fuzzJSON(t, spec)
 			if err := Apply(spec, adj); err != nil {
-				if !errors.Is(err, ErrInvalidAdjustment) {
+				if !errors.Is(err, ErrInvalidAdjustment) && !errors.Is(err, ErrMountPropagation) {
 					t.Fatalf("error wraps no sentinel: %v", err)
 				}
 				if after := fuzzJSON(t, spec); after != before {

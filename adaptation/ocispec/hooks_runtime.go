@@ -24,7 +24,8 @@ import (
 //  6. RDT removal, block I/O class, RDT class, RDT settings;
 //  7. mounts, rlimits.
 //
-// Only hooks fail here; the caller discards spec when one does.
+// Only hooks and the host's mount propagation fail here; the caller
+// discards spec when one does.
 func (a Applier) applyPlan(spec *rspec.Spec, adj *api.ContainerAdjustment, p *plan) error {
 	newLinux := spec.Linux == nil
 	if err := a.applyAnnotations(spec, adj.Annotations); err != nil {
@@ -43,7 +44,9 @@ func (a Applier) applyPlan(spec *rspec.Spec, adj *api.ContainerAdjustment, p *pl
 		}
 		l.rdt.apply(ensureLinux(spec))
 	}
-	applyMounts(spec, p.mounts)
+	if err := applyMounts(spec, p.mounts); err != nil {
+		return err
+	}
 	applyRlimits(spec, p.rlimits)
 	prune(&spec.Linux, newLinux)
 	return nil

@@ -35,11 +35,17 @@ func toOCIMount(m *api.Mount) (rspec.Mount, error) {
 	}, nil
 }
 
-func applyMounts(spec *rspec.Spec, e listEdit[rspec.Mount]) {
+// applyMounts fails only when an added mount's propagation cannot work on
+// this host (see applyPropagation).
+func applyMounts(spec *rspec.Spec, e listEdit[rspec.Mount]) error {
+	if err := applyPropagation(spec, e.set); err != nil {
+		return err
+	}
 	spec.Mounts = e.apply(spec.Mounts, mountKey)
 	if len(e.set) > 0 {
 		sortMounts(spec.Mounts)
 	}
+	return nil
 }
 
 func mountKey(m rspec.Mount) string { return path.Clean(m.Destination) }

@@ -66,6 +66,14 @@ func resources(r *api.LinuxResources) *api.ContainerAdjustment {
 	return &api.ContainerAdjustment{Linux: &api.LinuxContainerAdjustment{Resources: r}}
 }
 
+// hostRootMount mounts the host's root with the given propagation, at a
+// path both sides sort last.
+func hostRootMount(propagation string) *api.ContainerAdjustment {
+	return &api.ContainerAdjustment{Mounts: []*api.Mount{
+		{Destination: "/zz-host", Source: "/", Type: "bind", Options: []string{"rbind", propagation, "ro"}},
+	}}
+}
+
 // fullAdjustment sets something in every part of an adjustment.
 func fullAdjustment() *api.ContainerAdjustment {
 	return &api.ContainerAdjustment{
@@ -233,6 +241,10 @@ func cases() []testCase {
 			IoPriority: &api.LinuxIOPriority{Class: api.IOPrioClass_IOPRIO_CLASS_NONE},
 			Scheduler:  &api.LinuxScheduler{Policy: api.LinuxSchedulerPolicy_SCHED_NONE},
 		}}},
+		// Both sides read this machine's mount table: "/" is shared, a slave
+		// or private here, and where it cannot serve the mount both fail.
+		{name: "rshared mount of the host's root", adj: hostRootMount("rshared"), hostDecides: true},
+		{name: "rslave mount of the host's root", adj: hostRootMount("rslave"), hostDecides: true},
 		{name: "RDT class, then RDT removal", adj: &api.ContainerAdjustment{Linux: &api.LinuxContainerAdjustment{
 			Resources: &api.LinuxResources{RdtClass: str("gold")},
 			Rdt:       &api.LinuxRdt{Remove: true, ClosId: str("plugin")},
