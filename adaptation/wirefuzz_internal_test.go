@@ -7,8 +7,6 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
-	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/guard"
+	"github.com/nrikit/nrikit/internal/sockpair"
 )
 
 // FuzzPluginConnection feeds arbitrary sequences of ttrpc messages, in mux
@@ -34,7 +33,7 @@ func FuzzPluginConnection(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		runtimeEnd, peer := unixSocketpair(t)
+		runtimeEnd, peer := sockpair.Conns(t)
 		opts := defaultOptions()
 		quiet := logrus.New()
 		quiet.SetOutput(io.Discard)
@@ -89,24 +88,6 @@ func waitGuardClosed(t *testing.T, g *guard.Conn, name string) {
 			t.Fatalf("ttrpc did not read the %s connection to its end", name)
 		}
 	}
-}
-
-func unixSocketpair(t *testing.T) (net.Conn, net.Conn) {
-	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns [2]net.Conn
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "socketpair")
-		conns[i], err = net.FileConn(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return conns[0], conns[1]
 }
 
 // wireFuzzSeeds are the hostile cases of the regression tests, and a

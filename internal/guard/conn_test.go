@@ -6,10 +6,8 @@ import (
 	"context"
 	"io"
 	"net"
-	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,28 +17,11 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/nrikit/nrikit/internal/sockpair"
 )
 
 const waitLimit = 10 * time.Second
-
-func socketpair(t *testing.T) (net.Conn, net.Conn) {
-	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns [2]net.Conn
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "socketpair")
-		conns[i], err = net.FileConn(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() { conns[0].Close(); conns[1].Close() })
-	return conns[0], conns[1]
-}
 
 // reports collects violations.
 type reports struct {
@@ -87,7 +68,7 @@ func readMessage(t *testing.T, c net.Conn) (Header, []byte) {
 // TestClientTakesOnlyTheFirstAnswerToItsCalls: a ttrpc client behind the
 // guard gets the answer to its call and nothing else the peer sends.
 func TestClientTakesOnlyTheFirstAnswerToItsCalls(t *testing.T) {
-	ours, peer := socketpair(t)
+	ours, peer := sockpair.Conns(t)
 	var r reports
 	client := ttrpc.NewClient(New(ours, Config{Role: Client, Report: r.add}))
 	defer client.Close()
@@ -124,7 +105,7 @@ func TestClientTakesOnlyTheFirstAnswerToItsCalls(t *testing.T) {
 // TestClientCallFailsOnOversizedAnswer: an answer over ttrpc's limit fails
 // the call at once, and nothing is allocated for it.
 func TestClientCallFailsOnOversizedAnswer(t *testing.T) {
-	ours, peer := socketpair(t)
+	ours, peer := sockpair.Conns(t)
 	client := ttrpc.NewClient(New(ours, Config{Role: Client}))
 	defer client.Close()
 	result := make(chan error, 1)
@@ -172,7 +153,7 @@ func matches(got, want []string) bool {
 // server answers each request, refusing those nrikit does not serve, and
 // never sees anything else; Unanswered follows its answers.
 func TestServerAnswersEveryRequestItLetsThrough(t *testing.T) {
-	ours, peer := socketpair(t)
+	ours, peer := sockpair.Conns(t)
 	var r reports
 	g := New(ours, Config{Role: Server, Report: r.add, Serves: func(s, m string) bool { return s == "svc" && m == "M" }})
 	server, err := ttrpc.NewServer()
@@ -295,7 +276,7 @@ func (l *oneListener) Addr() net.Addr { return &net.UnixAddr{Net: "unix"} }
 // TestWritesFollowMessageBoundaries: a response counts as answered only
 // once its last byte is written, however ttrpc cuts its writes.
 func TestWritesFollowMessageBoundaries(t *testing.T) {
-	ours, peer := socketpair(t)
+	ours, peer := sockpair.Conns(t)
 	go func() { _, _ = io.Copy(io.Discard, peer) }()
 	g := New(ours, Config{Role: Server})
 	g.admit(1)
@@ -331,7 +312,7 @@ func TestWritesFollowMessageBoundaries(t *testing.T) {
 // TestClientForgetsOldestUnansweredCalls: a peer that never answers cannot
 // make the client's set of open calls grow without bound.
 func TestClientForgetsOldestUnansweredCalls(t *testing.T) {
-	ours, peer := socketpair(t)
+	ours, peer := sockpair.Conns(t)
 	go func() { _, _ = io.Copy(io.Discard, peer) }()
 	g := New(ours, Config{Role: Client})
 	for i := range maxOpen + 10 {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/nrikit/nrikit/internal/sockpair"
 )
 
 func TestMain(m *testing.M) {
@@ -23,7 +25,7 @@ const waitLimit = 10 * time.Second
 // muxPair returns two muxes talking over a socketpair, closed at cleanup.
 func muxPair(t testing.TB, opts ...Option) (*Mux, *Mux) {
 	t.Helper()
-	a, b := socketpair(t)
+	a, b := sockpair.Conns(t)
 	ma, mb := New(a, opts...), New(b, opts...)
 	t.Cleanup(func() {
 		ma.Close()
@@ -35,7 +37,7 @@ func muxPair(t testing.TB, opts ...Option) (*Mux, *Mux) {
 // rawPeer returns a mux and the raw trunk end of its peer.
 func rawPeer(t testing.TB, opts ...Option) (*Mux, net.Conn) {
 	t.Helper()
-	a, b := socketpair(t)
+	a, b := sockpair.Conns(t)
 	m := New(a, opts...)
 	t.Cleanup(func() { m.Close() })
 	return m, b

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/sockpair"
 )
 
 // child is a plugin process started by a test, and the runtime end of its
@@ -69,8 +70,7 @@ func launch(t *testing.T, idx, name string, cfg Config) *child {
 		t.Fatal(err)
 	}
 	defer outFile.Close()
-	runtimeEnd, pluginEnd := socketpair(t)
-	defer pluginEnd.Close()
+	runtimeEnd, pluginEnd := sockpair.Files(t)
 	conn, err := net.FileConn(runtimeEnd)
 	runtimeEnd.Close()
 	if err != nil {

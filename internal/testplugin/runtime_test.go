@@ -10,6 +10,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/mux"
+	"github.com/nrikit/nrikit/internal/sockpair"
 )
 
 // waitTimeout bounds every wait in these tests; nothing should take long.
@@ -106,19 +107,7 @@ func (rt *fakeRuntime) waitRegistered(t *testing.T) *api.RegisterPluginRequest {
 // connPair returns both ends of a socketpair as net.Conns.
 func connPair(t *testing.T) (runtimeEnd, pluginEnd net.Conn) {
 	t.Helper()
-	a, b := socketpair(t)
-	defer a.Close()
-	defer b.Close()
-	ca, err := net.FileConn(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cb, err := net.FileConn(b)
-	if err != nil {
-		ca.Close()
-		t.Fatal(err)
-	}
-	return ca, cb
+	return sockpair.Conns(t)
 }
 
 // waitErr waits for a result from ch, or fails the test.
