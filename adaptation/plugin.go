@@ -167,6 +167,9 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 	if err == nil {
 		return nil
 	}
+	if ctx.Err() != nil {
+		p.abandonCalls()
+	}
 	// Marked here, where the deadlines are known, so that classify need not
 	// guess: a reply that came in time but failed later (say, in the merge)
 	// stays the plugin's error.
@@ -177,6 +180,18 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 		return fmt.Errorf("%w: %w", errCallerDeadline, err)
 	}
 	return err
+}
+
+// callAbandoner is a transport that can drop quietly the answers to calls
+// whose callers gave up on them.
+type callAbandoner interface{ abandonCalls() }
+
+// abandonCalls is called while p's one request slot is held, so the only
+// call open is the one that just ran out of time.
+func (p *plugin) abandonCalls() {
+	if a, ok := p.conn.(callAbandoner); ok {
+		a.abandonCalls()
+	}
 }
 
 // close disconnects the plugin at once; it is idempotent.

@@ -88,6 +88,10 @@ func (c *socketConn) service(r *revision) api.PluginService { return r.client(c.
 
 func (c *socketConn) lost() <-chan struct{} { return c.mux.Done() }
 
+// abandonCalls makes the guard drop a late answer, which ttrpc's client
+// would log at error level on logrus' standard logger.
+func (c *socketConn) abandonCalls() { c.calls.AbandonOpen() }
+
 func (c *socketConn) pid() int {
 	if c.proc != nil {
 		return c.proc.Pid()

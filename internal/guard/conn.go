@@ -76,17 +76,19 @@ type Conn struct {
 	wcur  Header
 	wdone []uint32 // responses this Write completes
 
-	mu       sync.Mutex
-	open     map[uint32]struct{} // client: calls sent, not yet answered
-	pending  map[uint32]int      // server: requests passed, not yet answered
-	npending int
-	changed  wake.Signal
-	closed   bool
+	mu        sync.Mutex
+	open      map[uint32]struct{} // client: calls sent, not yet answered
+	abandoned map[uint32]struct{} // client: open calls ttrpc gave up on
+	pending   map[uint32]int      // server: requests passed, not yet answered
+	npending  int
+	changed   wake.Signal
+	closed    bool
 }
 
 // New guards c.
 func New(c net.Conn, cfg Config) *Conn {
-	return &Conn{Conn: c, cfg: cfg, open: map[uint32]struct{}{}, pending: map[uint32]int{}}
+	return &Conn{Conn: c, cfg: cfg, open: map[uint32]struct{}{}, abandoned: map[uint32]struct{}{},
+		pending: map[uint32]int{}}
 }
 
 // Read reads what ttrpc may see of the peer's messages.
@@ -207,12 +209,18 @@ func (c *Conn) refuse(h Header, v Violation) error {
 	return nil
 }
 
-// answer admits the first response to each call this client made.
+// answer admits the first response to each call this client made and
+// still waits for.
 func (c *Conn) answer(h Header) error {
-	if h.Type == TypeResponse && c.settle(h.StreamID) {
-		c.out = c.hdr[:]
-		c.pass = h.Length
-		return nil
+	if h.Type == TypeResponse {
+		switch c.settle(h.StreamID) {
+		case callOpen:
+			c.out = c.hdr[:]
+			c.pass = h.Length
+			return nil
+		case callAbandoned:
+			return c.discard(h.Length) // late, not wrong: the caller knows of the timeout
+		}
 	}
 	reason := "dropped " + describe(h) + ": nrikit makes unary calls only"
 	switch h.Type {

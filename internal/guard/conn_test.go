@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/containerd/ttrpc"
+	"github.com/sirupsen/logrus"
+	"github.com/sirupsen/logrus/hooks/test"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -320,8 +322,60 @@ func TestClientForgetsOldestUnansweredCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(g.open) != maxOpen || g.settle(1) || !g.settle(uint32(1+2*(maxOpen+9))) {
+	if len(g.open) != maxOpen || g.settle(1) != callUnknown || g.settle(uint32(1+2*(maxOpen+9))) != callOpen {
 		t.Fatalf("%d calls remembered; want the newest %d", len(g.open), maxOpen)
 	}
+	g.AbandonOpen()
+	if len(g.open) != 0 || len(g.abandoned) != maxOpen-1 || g.settle(3) != callUnknown || g.settle(uint32(1+2*(maxOpen+8))) != callAbandoned {
+		t.Fatalf("after AbandonOpen: %d open, %d abandoned", len(g.open), len(g.abandoned))
+	}
 	g.Close()
+}
+
+// TestClientDropsLateAnswersQuietly: once ttrpc has given up on a call (its
+// deadline passed), the answer that comes late never reaches ttrpc, which
+// would log it on logrus' standard logger, and is no violation; an answer to
+// a call never made still is one. The next call works.
+func TestClientDropsLateAnswersQuietly(t *testing.T) {
+	ttrpcLog := test.NewLocal(logrus.StandardLogger())
+	defer ttrpcLog.Reset()
+	ours, peer := sockpair.Conns(t)
+	var r reports
+	g := New(ours, Config{Role: Client, Report: r.add})
+	client := ttrpc.NewClient(g)
+	defer client.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	result := make(chan error, 1)
+	go func() { result <- client.Call(ctx, "svc", "M", &emptypb.Empty{}, &emptypb.Empty{}) }()
+	late, _ := readMessage(t, peer)
+	cancel()
+	if err := <-result; err == nil {
+		t.Fatal("a cancelled call succeeded")
+	}
+	g.AbandonOpen()
+
+	var got wrapperspb.StringValue
+	go func() { result <- client.Call(context.Background(), "svc", "M", &emptypb.Empty{}, &got) }()
+	next, _ := readMessage(t, peer)
+	for _, m := range [][]byte{
+		message(late.StreamID, TypeResponse, 0, marshal(&ttrpc.Response{Payload: marshal(wrapperspb.String("late"))})),
+		message(next.StreamID+2, TypeResponse, 0, marshal(&ttrpc.Response{})),
+		message(next.StreamID, TypeResponse, 0, marshal(&ttrpc.Response{Payload: marshal(wrapperspb.String("next"))})),
+	} {
+		if _, err := peer.Write(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-result; err != nil || got.GetValue() != "next" {
+		t.Fatalf("next Call = %q, %v", got.GetValue(), err)
+	}
+	if reasons := r.reasons(); !matches(reasons, []string{"did not make"}) {
+		t.Fatalf("reported %q, want only the answer to a call never made", reasons)
+	}
+	// ttrpc handles messages in order: it logged the late answer, if it got
+	// it, before it returned the next one.
+	for _, e := range ttrpcLog.AllEntries() {
+		t.Errorf("ttrpc logged %q: the late answer reached it", e.Message)
+	}
 }
