@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/adaptation/validator"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
@@ -105,5 +107,50 @@ func TestSnapshotIncludesCreatedContainers(t *testing.T) {
 	want := []string{"Synchronize[p:READY][c]", "StopContainer:c", "RemoveContainer:c"}
 	if got := e.seen("late"); !slices.Equal(got, want) {
 		t.Fatalf("plugin saw %v, want %v", got, want)
+	}
+}
+
+// failsOnce is an in-process plugin whose first CreateContainer fails.
+type failsOnce struct {
+	api.PluginBase
+	calls atomic.Int32
+}
+
+func (f *failsOnce) CreateContainer(context.Context, *api.CreateContainerRequest) (*api.CreateContainerResponse, error) {
+	if f.calls.Add(1) == 1 {
+		return nil, errors.New("not yet")
+	}
+	return &api.CreateContainerResponse{}, nil
+}
+
+// TestFailedCreationRetriedWithTheSameID: a runtime may retry a creation
+// that failed under the same id, as the reference's own suite does. Every
+// plugin hears the retry, also those that heard the failed attempt, and a
+// required plugin is then found among those that handled it.
+func TestFailedCreationRetriedWithTheSameID(t *testing.T) {
+	ctx := context.Background()
+	flaky := &failsOnce{PluginBase: api.PluginBase{Events: api.MaskOf(api.Event_CREATE_CONTAINER)}}
+	e := newEnv(t,
+		adaptation.WithBuiltinPlugins(adaptation.BuiltinPlugin{Index: "30", Name: "flaky", Handler: flaky}),
+		adaptation.WithDefaultValidator(&validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{"watcher"}}))
+	e.preinstall("10", "watcher", testplugin.Config{Events: "all"})
+	e.start()
+	e.waitPlugins("10-watcher", "30-flaky")
+	pod := testPod("p")
+	must(t, e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}))
+	ctr := testContainer("c", pod)
+
+	if _, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr}); err == nil {
+		t.Fatal("the first creation succeeded; 30-flaky fails it")
+	}
+	if _, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr}); err != nil {
+		t.Fatalf("the retry: %v", err)
+	}
+	must(t, e.a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}))
+	got := slices.DeleteFunc(e.seen("watcher"), func(s string) bool { return s == "Synchronize[][]" })
+	want := []string{"RunPodSandbox:p", "CreateContainer:c", "CreateContainer:c", "StopContainer:c",
+		"RemoveContainer:c", "StopPodSandbox:p", "RemovePodSandbox:p"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("plugin saw\n%v\nwant\n%v", got, want)
 	}
 }

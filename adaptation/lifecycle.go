@@ -31,13 +31,16 @@ const (
 )
 
 type record struct {
-	id      string
-	pod     *api.PodSandbox // pods: the request that created it, for catch-up
-	ctr     *api.Container  // containers: as created, for catch-up
-	podID   string          // containers: their pod
-	seq     uint64          // creation order, for deterministic catch-up
-	ran     bool            // its RunPodSandbox or CreateContainer fan-out completed
-	assumed bool            // not created through us: plugins learned it in their snapshot
+	id    string
+	pod   *api.PodSandbox // pods: the request that created it, for catch-up
+	ctr   *api.Container  // containers: as created, for catch-up
+	podID string          // containers: their pod
+	seq   uint64          // creation order, for deterministic catch-up
+	ran   bool            // its RunPodSandbox or CreateContainer fan-out completed
+	// failed: its creation fan-out ended in failure, so a new creation of
+	// the same id is the runtime's retry, which every plugin hears.
+	failed  bool
+	assumed bool // not created through us: plugins learned it in their snapshot
 	// stoppedAt is the lifecycle clock when its first stop's fan-out ended.
 	stoppedAt uint64
 	plugins   views
@@ -150,7 +153,9 @@ func (l *lifecycle) podStarting(pod *api.PodSandbox) {
 func (l *lifecycle) podStartingLocked(pod *api.PodSandbox) {
 	if id := pod.GetId(); id != "" && !l.removed.has(id) {
 		// A snapshot may have listed the pod already: keep what it recorded.
-		l.lookup(l.pods, id, "", false).pod = pod
+		r := l.lookup(l.pods, id, "", false)
+		r.retryIfFailed()
+		r.pod = pod
 	}
 }
 
@@ -164,7 +169,20 @@ func (l *lifecycle) containerCreating(ctr *api.Container) {
 
 func (l *lifecycle) containerCreatingLocked(ctr *api.Container) {
 	if id := ctr.GetId(); id != "" && !l.removed.has(id) {
-		l.lookup(l.ctrs, id, ctr.GetPodSandboxId(), false).ctr = ctr
+		r := l.lookup(l.ctrs, id, ctr.GetPodSandboxId(), false)
+		r.retryIfFailed()
+		r.ctr = ctr
+	}
+}
+
+// retryIfFailed starts a creation again after a failed one, as the
+// reference relays every creation: the plugins that heard the failed
+// attempt hear this one too, and a validator then finds the required
+// plugins among those that handled it.
+func (r *record) retryIfFailed() {
+	if r.failed {
+		r.failed = false
+		r.plugins = views{}
 	}
 }
 
@@ -189,7 +207,7 @@ func (l *lifecycle) ran(m map[string]*record, id string, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if r := m[id]; r != nil {
-		r.ran = ok
+		r.ran, r.failed = ok, !ok
 	}
 }
 
