@@ -77,6 +77,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	// No plugin joins while the barrier is held: the validators of the end
 	// of this creation are known now.
 	validators := a.validators()
+	shapeContainerLikeReference(req.GetContainer())
 	c := a.startCreation(req, validators)
 	result, out, handled := c.result, &c.out, c.handled
 	collect := func(p *plugin, rsp *api.CreateContainerResponse) error {
@@ -94,6 +95,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	var merged *api.CreateContainerResponse
 	if err == nil {
 		merged = result.Response()
+		shapeLikeReference(merged.Adjust)
 		err = a.validate(ctx, req, c, merged, validators)
 	}
 	a.lifecycle.containerCreated(req.GetContainer(), err == nil)

@@ -102,7 +102,10 @@ func validationRequestAfterTwoAdjustments(t *testing.T, plugins []string, opts .
 	pod := testPod("pv")
 	ctr := testContainer("c", pod)
 	ctr.Annotations = map[string]string{"given": "by the runtime"}
-	pristinePod, pristineCtr := proto.Clone(pod), proto.Clone(ctr)
+	pristinePod, pristineCtr := proto.Clone(pod), proto.Clone(ctr).(*api.Container)
+	// The empty sections the reference adds to the container it relays.
+	pristineCtr.Hooks = &api.Hooks{}
+	pristineCtr.Linux = &api.LinuxContainer{Resources: &api.LinuxResources{Memory: &api.LinuxMemory{}, Cpu: &api.LinuxCPU{}}}
 	rsp, err := e.a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: ctr})
 	if err != nil {
 		t.Fatalf("CreateContainer: %v", err)
