@@ -33,6 +33,9 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	kind, idx, name, config := kindExternal, reg.GetPluginIdx(), reg.GetPluginName(), ""
 	if cand != nil {
 		kind, idx, name, config = kindPreinstalled, cand.Index, cand.Name, cand.Config
+	} else if err := a.registry.checkID(api.PluginID(idx, name)); err != nil {
+		conn.close()
+		return &PluginError{Plugin: api.PluginID(idx, name), Op: "register", Err: err}
 	}
 	rev := rs.rev.revision()
 	p := newPlugin(idx, name, kind, conn.service(rev), conn, a.log)

@@ -1,6 +1,8 @@
 package adaptation
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -39,14 +41,28 @@ func (r *registry) open() {
 	r.closed = false
 }
 
-// join adds p in order. A plugin with the same index and name is replaced
-// and returned, so that the caller can shut it down. It fails once the
-// registry is drained (the runtime is stopping).
-func (r *registry) join(p *plugin) (replaced *plugin, ok bool) {
+// Why join refuses a plugin.
+var (
+	errStopping = errors.New("nrikit: runtime is stopping")
+	// ErrPluginIDTaken: an external plugin registered under the index and
+	// name of a pre-installed, WASM or builtin plugin. Only an external
+	// instance replaces an external one: a local peer must not evict the
+	// operator's plugins, nor take a required validator's identity.
+	ErrPluginIDTaken = errors.New("nrikit: plugin ID is held by a plugin the runtime started")
+)
+
+// join adds p in order. An external plugin with the same index and name is
+// replaced and returned, so that the caller can shut it down. It fails once
+// the registry is drained (the runtime is stopping), or when p is external
+// and its ID is held by a plugin of another kind.
+func (r *registry) join(p *plugin) (replaced *plugin, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, false
+		return nil, errStopping
+	}
+	if q := r.holderLocked(p.id); q != nil && !replaceable(q, p) {
+		return nil, idTaken(q)
 	}
 	list := make([]*plugin, 0, len(r.list)+1)
 	for _, q := range r.list {
@@ -59,7 +75,36 @@ func (r *registry) join(p *plugin) (replaced *plugin, ok bool) {
 	list = append(list, p)
 	slices.SortStableFunc(list, comparePlugins)
 	r.set(list)
-	return replaced, true
+	return replaced, nil
+}
+
+// checkID says why an external plugin may not take id, nil if it may.
+func (r *registry) checkID(id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if q := r.holderLocked(id); q != nil && q.kind != kindExternal {
+		return idTaken(q)
+	}
+	return nil
+}
+
+func (r *registry) holderLocked(id string) *plugin {
+	for _, q := range r.list {
+		if q.id == id {
+			return q
+		}
+	}
+	return nil
+}
+
+// replaceable: a new instance of a plugin replaces the old one only where
+// both are external; the runtime's own plugins are started once, at Start.
+func replaceable(old, p *plugin) bool {
+	return old.kind == kindExternal && p.kind == kindExternal
+}
+
+func idTaken(holder *plugin) error {
+	return fmt.Errorf("%w (%s plugin %s)", ErrPluginIDTaken, holder.kind, holder.id)
 }
 
 // remove takes p out; it reports whether p was there.

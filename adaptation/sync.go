@@ -98,9 +98,9 @@ func (s *syncRun) releaseBarrier() {
 // join makes p active; an older instance with the same identity is shut
 // down once p has taken its place.
 func (a *Adaptation) join(ctx context.Context, p *plugin) error {
-	old, ok := a.registry.join(p)
-	if !ok {
-		return errors.New("nrikit: runtime is stopping")
+	old, err := a.registry.join(p)
+	if err != nil {
+		return err
 	}
 	a.opts.metrics.PluginCount(a.registry.len())
 	// Logged before the joined report, so an operator reading the log and a

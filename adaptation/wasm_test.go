@@ -290,24 +290,25 @@ func (e *env) waitDropped(id string) string {
 	}
 }
 
-// TestWASMReplaced: an external plugin registering with a WASM plugin's index
-// and name replaces it; the guest gets Shutdown("replaced") and its instance
-// is closed.
-func TestWASMReplaced(t *testing.T) {
+// TestWASMNotReplacedByAnExternalPlugin: an external plugin registering
+// with a WASM plugin's index and name is refused and the guest stays; at
+// Stop the guest gets Shutdown and its instance is closed.
+func TestWASMNotReplacedByAnExternalPlugin(t *testing.T) {
 	e := newEnv(t, wasmOptions(t)...)
 	e.wasmPreinstall("wasm", "30", "guest")
 	e.start()
 	e.waitPlugins("30-guest")
 	e.external("30", "guest", testplugin.Config{})
-	e.waitLogged(logrus.Fields{"plugin": "30-guest", "reason": adaptation.ReasonReplaced})
-	if info := e.a.Plugins()[0]; info.Kind != adaptation.KindExternal {
-		t.Errorf("Plugins()[0] = %+v, want the external replacement", info)
+	e.waitLogged(logrus.Fields{"plugin": "30-guest", "phase": "register"})
+	if info := e.a.Plugins()[0]; info.Kind != adaptation.KindWASM {
+		t.Errorf("Plugins()[0] = %+v, want the WASM guest", info)
 	}
+	e.stop()
 	recs := e.guestRecords("30-guest")
 	if last := recs[len(recs)-1]; last.Event != "Shutdown" {
-		t.Errorf("replaced guest's last record %+v, want Shutdown", last)
+		t.Errorf("the guest's last record %+v, want Shutdown", last)
 	}
 	if n := wasmhost.Live(); n != 0 {
-		t.Errorf("%d WASM instances open after the replacement", n)
+		t.Errorf("%d WASM instances open after Stop", n)
 	}
 }

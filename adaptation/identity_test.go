@@ -1,0 +1,45 @@
+package adaptation_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+// TestExternalPluginCannotTakeTheRuntimesPluginIDs: a local peer that
+// registers under the index and name of a pre-installed or builtin plugin
+// is refused at registration; the runtime's own plugin stays and keeps
+// getting events. An external plugin still replaces an external one.
+func TestExternalPluginCannotTakeTheRuntimesPluginIDs(t *testing.T) {
+	changes := newChangeLog()
+	e := newEnv(t, adaptation.WithPluginChanges(changes.add), adaptation.WithBuiltinPlugins(
+		adaptation.BuiltinPlugin{Index: "05", Name: "inproc", Handler: &memCapper{name: "inproc"}}))
+	e.preinstall("10", "policy", testplugin.Config{})
+	e.start()
+	e.waitPlugins("05-inproc", "10-policy")
+
+	for _, id := range []struct{ idx, name, holder string }{{"10", "policy", "pre-installed"}, {"05", "inproc", "builtin"}} {
+		e.external(id.idx, id.name, testplugin.Config{})
+		got := changes.waitFor(t, id.idx+"-"+id.name, 2)
+		last := got[len(got)-1]
+		if !strings.HasPrefix(last, "failed register: ") || !strings.Contains(last, "held by a plugin the runtime started") ||
+			!strings.Contains(last, id.holder) {
+			t.Errorf("impostor of %s-%s: %q, want a refused registration naming the %s holder", id.idx, id.name, got, id.holder)
+		}
+	}
+	e.external("20", "ext", testplugin.Config{})
+	e.waitPlugins("05-inproc", "10-policy", "20-ext")
+	e.external("20", "ext", testplugin.Config{})
+	changes.waitFor(t, "20-ext", 3) // joined, joined, left (replaced)
+
+	pod := testPod("p")
+	must(t, e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: pod}))
+	if got := testplugin.Find(e.records(), "policy", "RunPodSandbox"); len(got) != 1 {
+		t.Errorf("the pre-installed plugin got %d RunPodSandbox, want 1: it must still be the one connected", len(got))
+	}
+	e.waitPlugins("05-inproc", "10-policy", "20-ext")
+}
