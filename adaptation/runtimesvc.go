@@ -60,12 +60,11 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 		return nil, errors.New("nrikit: UpdateContainers before registration completed")
 	}
 	// Updates that name no container never reach the runtime; the plugin
-	// hears they failed.
+	// hears they failed. Those without resources have nothing to do.
 	updates := make([]*api.ContainerUpdate, 0, len(req.GetUpdate()))
 	var unnamed []*api.ContainerUpdate
-	for _, u := range req.GetUpdate() {
+	for _, u := range withResources(req.GetUpdate()) {
 		switch {
-		case u == nil:
 		case u.GetContainerId() == "":
 			unnamed = append(unnamed, u)
 		default:

@@ -76,7 +76,8 @@ func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*
 	s.called = true
 	s.release = s.a.barrier.enterSync()
 	s.pods, s.ctrs = s.a.lifecycle.reconcile(pods, ctrs)
-	return s.a.sendSnapshot(ctx, s.p, s.pods, s.ctrs)
+	updates, err := s.a.sendSnapshot(ctx, s.p, s.pods, s.ctrs)
+	return withResources(updates), err
 }
 
 func (s *syncRun) result() ([]*api.PodSandbox, []*api.Container, bool) {

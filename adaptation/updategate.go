@@ -3,6 +3,7 @@ package adaptation
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -51,4 +52,13 @@ func checkUnsolicited(p *plugin, updates []*api.ContainerUpdate) error {
 		}
 	}
 	return nil
+}
+
+// withResources drops the updates that carry no resources: there is
+// nothing to apply, and runtime code that converts them with ToOCI (which
+// gives nil for none) would dereference nil.
+func withResources(updates []*api.ContainerUpdate) []*api.ContainerUpdate {
+	return slices.DeleteFunc(updates, func(u *api.ContainerUpdate) bool {
+		return u.GetLinux().GetResources() == nil
+	})
 }
