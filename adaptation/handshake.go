@@ -26,7 +26,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	}
 	reg, err := rs.await(ctx, a.opts.registration, conn.lost(), conn.unanswered)
 	if err != nil {
-		err = withExitStatus(err, conn)
+		err = withExitStatus(withTrunkError(err, conn), conn)
 		conn.close()
 		return &PluginError{Plugin: candidateID(cand), Op: "register", Err: err}
 	}

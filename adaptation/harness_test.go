@@ -2,6 +2,7 @@ package adaptation_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -470,12 +471,21 @@ func (e *env) waitLoggedMessage(msg string) []*logrus.Entry {
 // and fields.
 func (e *env) waitLoggedLine(msg string, fields logrus.Fields) []*logrus.Entry {
 	e.t.Helper()
+	return e.waitLoggedWhere(fmt.Sprintf("%q with %v", msg, fields), func(en *logrus.Entry) bool {
+		return msg == "" || en.Message == msg
+	}, fields)
+}
+
+// waitLoggedWhere waits for log lines with the given fields for which
+// match holds; what describes them in the failure.
+func (e *env) waitLoggedWhere(what string, match func(*logrus.Entry) bool, fields logrus.Fields) []*logrus.Entry {
+	e.t.Helper()
 	deadline := time.After(waitLimit)
 	for {
 		changed := e.logSignal.changed()
 		var found []*logrus.Entry
 		for _, en := range e.logged(fields) {
-			if msg == "" || en.Message == msg {
+			if match(en) {
 				found = append(found, en)
 			}
 		}
@@ -486,7 +496,7 @@ func (e *env) waitLoggedLine(msg string, fields logrus.Fields) []*logrus.Entry {
 		case <-changed:
 		case <-deadline:
 			e.dumpLog()
-			e.t.Fatalf("no log line %q with %v", msg, fields)
+			e.t.Fatalf("no log line %s", what)
 		}
 	}
 }

@@ -2,6 +2,9 @@ package adaptation
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -87,6 +90,17 @@ func (c *socketConn) unanswered() (int, <-chan struct{}) { return c.served.Unans
 func (c *socketConn) service(r *revision) api.PluginService { return r.client(c.client) }
 
 func (c *socketConn) lost() <-chan struct{} { return c.mux.Done() }
+
+// withTrunkError adds to err why the connection's trunk ended, where nrikit
+// ended it (a frame over the limit, bytes that are not the protocol): the
+// peer did not simply hang up.
+func withTrunkError(err error, c *socketConn) error {
+	why := c.mux.Err()
+	if why == nil || errors.Is(why, io.EOF) || errors.Is(why, mux.ErrClosed) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, why)
+}
 
 // abandonCalls makes the guard drop a late answer, which ttrpc's client
 // would log at error level on logrus' standard logger.
