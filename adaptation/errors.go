@@ -61,6 +61,7 @@ func (e conflictError) Unwrap() []error { return []error{e.error, ErrConflict} }
 
 // mergeError is how a reply's failure to merge reaches the runtime.
 func mergeError(err error) error {
+	err = boundedText(err)
 	if errors.Is(err, merge.ErrConflict) {
 		return conflictError{err}
 	}

@@ -163,7 +163,7 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 	if p.isClosed() || p.violation.Load() != nil {
 		return ErrPluginClosed
 	}
-	err := fn(ctx)
+	err := boundedText(fn(ctx))
 	if err == nil {
 		return nil
 	}
