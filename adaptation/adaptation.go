@@ -55,6 +55,7 @@ type Adaptation struct {
 	deprecations deprecations
 	lifecycle    lifecycle
 	changes      changeFeed
+	admission    *admission // external connections registering
 
 	mu       sync.Mutex // guards the fields below
 	started  bool
@@ -82,6 +83,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		updateFn:       update,
 		opts:           o,
 		log:            o.logger,
+		admission:      newAdmission(),
 	}
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
 	a.changes.fn = o.changes
@@ -238,13 +240,38 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 			}
 			continue
 		}
+		pid := peerPID(conn)
+		leave, ok := a.admission.enter(pid)
+		if !ok {
+			_ = conn.Close()
+			a.logRefusedConnection(pid)
+			continue
+		}
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			pid := peerPID(conn)
-			a.joinFailed(ctx, kindExternal, pid, a.connectSocket(ctx, conn, nil, nil))
+			err := a.connectSocket(ctx, conn, nil, nil)
+			leave()
+			a.joinFailed(ctx, kindExternal, pid, err)
 		}()
 	}
+}
+
+// logRefusedConnection says, a few times per window, that a connection was
+// refused because too many are registering.
+func (a *Adaptation) logRefusedConnection(pid int) {
+	ok, suppressed := a.admission.refusedLog.Allow()
+	if !ok {
+		return
+	}
+	log := a.log.WithField("limit", MaxRegisteringConnections).WithField("limit_per_process", MaxRegisteringConnectionsPerPID)
+	if pid != 0 {
+		log = log.WithField("pid", pid)
+	}
+	if suppressed > 0 {
+		log = log.WithField("suppressed", suppressed)
+	}
+	log.Warn("nrikit: refused a plugin connection: too many connections are registering")
 }
 
 // waitOrDone waits d unless ctx ends first; it reports whether ctx is alive.
@@ -274,9 +301,26 @@ func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, e
 	if errors.As(err, &perr) {
 		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
 	}
+	a.logJoinFailed(change)
+	a.changes.send(change)
+}
+
+// logJoinFailed logs why a plugin did not join. Failures of external
+// connections before or at registration are logged a few times per window:
+// any local client can cause them at will.
+func (a *Adaptation) logJoinFailed(change PluginChange) {
 	log := a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason})
-	if pid != 0 {
-		log = log.WithField("pid", pid)
+	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == "register") {
+		ok, suppressed := a.admission.unregisteredLog.Allow()
+		if !ok {
+			return
+		}
+		if suppressed > 0 {
+			log = log.WithField("suppressed", suppressed)
+		}
+	}
+	if change.PID != 0 {
+		log = log.WithField("pid", change.PID)
 	}
 	switch change.Phase {
 	case "":
@@ -286,5 +330,4 @@ func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, e
 	default:
 		log.WithField("phase", change.Phase).Warn(fmt.Sprintf("nrikit: plugin dropped during %s", change.Phase))
 	}
-	a.changes.send(change)
 }

@@ -63,7 +63,6 @@ func TestUpdatesWithoutResourcesAreDropped(t *testing.T) {
 		Update: []*api.ContainerUpdate{
 			{ContainerId: "unsolicited-empty"},
 			testplugin.Update{ContainerID: "unsolicited-cpu", CPUShares: 256}.ContainerUpdate(),
-			nil,
 		},
 	})))
 	rsp := &api.UpdateContainersResponse{}

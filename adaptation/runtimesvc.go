@@ -63,11 +63,12 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	// hears they failed. Those without resources have nothing to do.
 	updates := make([]*api.ContainerUpdate, 0, len(req.GetUpdate()))
 	var unnamed []*api.ContainerUpdate
-	for _, u := range withResources(req.GetUpdate()) {
+	for _, u := range req.GetUpdate() {
 		switch {
+		case u == nil:
 		case u.GetContainerId() == "":
 			unnamed = append(unnamed, u)
-		default:
+		case u.GetLinux().GetResources() != nil:
 			updates = append(updates, u)
 		}
 	}
