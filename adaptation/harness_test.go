@@ -510,6 +510,13 @@ func dialSocket(t *testing.T, path string) net.Conn {
 	return conn
 }
 
+func symlinkOrFail(t testing.TB, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // dumpLog shows the runtime's log in a failing test's output.
 func (e *env) dumpLog() {
 	for _, en := range e.hook.AllEntries() {

@@ -312,3 +312,65 @@ func TestWASMNotReplacedByAnExternalPlugin(t *testing.T) {
 		t.Errorf("%d WASM instances open after Stop", n)
 	}
 }
+
+// TestWASMSymlinkedModuleNotExecutable: a symlink to a WASM module of mode
+// 0644 is loaded, as the reference loads it (it checks the execute bit of
+// the link, 0777, and then only reads the module). A module in the plugin
+// directory itself still needs its own execute bit, and a symlink to a
+// native program that is not executable is still skipped: it could not be
+// run.
+func TestWASMSymlinkedModuleNotExecutable(t *testing.T) {
+	changes := newChangeLog()
+	e := newEnv(t, wasmOptions(t, adaptation.WithPluginChanges(changes.add))...)
+	code, err := os.ReadFile(interoptest.Binary(t, "wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modules := filepath.Join(e.dir, "modules")
+	if err := os.Mkdir(modules, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	module := filepath.Join(modules, "guest.wasm")
+	writeFile(t, module, string(code), 0o644)
+	symlinkOrFail(t, module, filepath.Join(e.pluginDir, "40-linked"))
+	writeFile(t, filepath.Join(e.confDir, "40-linked.conf"), "annotation=interop.nrikit.io/linked=yes")
+	writeFile(t, filepath.Join(e.pluginDir, "41-plain"), string(code), 0o644)
+	script := filepath.Join(modules, "script")
+	writeFile(t, script, "#!/bin/sh\nexit 0\n", 0o644)
+	symlinkOrFail(t, script, filepath.Join(e.pluginDir, "42-script"))
+
+	e.start()
+	e.waitPlugins("40-linked")
+	if info := e.a.Plugins()[0]; info.Kind != adaptation.KindWASM {
+		t.Errorf("Plugins()[0] = %+v, want the linked module as a wasm plugin", info)
+	}
+	if recs := e.guestRecords("40-linked"); len(recs) == 0 || !strings.Contains(recs[0].Config, "linked=yes") {
+		t.Errorf("the linked guest's records %+v, want Configure with its config", recs)
+	}
+	expectChanges(t, changes, "41-plain", [2]string{"skipped :", "not executable (mode 0644)"})
+	expectChanges(t, changes, "42-script", [2]string{"skipped :", "not executable (mode 0644)"})
+}
+
+// TestWASMOversizedModuleRefused: a file over wasmhost.MaxModuleSize that
+// starts like a module is refused before it is read, with a warning and a
+// PluginChange that give its size and the limit. The file is sparse; read,
+// it would take 256 MiB of the runtime's memory and more to compile.
+func TestWASMOversizedModuleRefused(t *testing.T) {
+	changes := newChangeLog()
+	e := newEnv(t, wasmOptions(t, adaptation.WithPluginChanges(changes.add))...)
+	path := filepath.Join(e.pluginDir, "50-huge")
+	writeFile(t, path, "\x00asm\x01\x00\x00\x00", 0o755)
+	if err := os.Truncate(path, wasmhost.MaxModuleSize+1); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	reason := `nrikit: WASM plugin "` + path + `": file too large: 268435457 bytes (256.0 MiB), more than the limit of 256 MiB`
+	expectChanges(t, changes, "50-huge", [2]string{"failed start:", reason})
+	if len(e.logged(logrus.Fields{"plugin": "50-huge", "error": reason})) != 1 {
+		e.dumpLog()
+		t.Errorf("no warning with the reason")
+	}
+	if n := wasmhost.Live(); n != 0 {
+		t.Errorf("%d WASM instances open", n)
+	}
+}

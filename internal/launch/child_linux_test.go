@@ -30,7 +30,7 @@ type childReport struct {
 	FD3Socket bool    // fd 3 is a socket ...
 	FD3Type   int     // ... of this SO_TYPE
 	StdioNull [3]bool // fds 0-2 are the null device
-	ExtraFDs  []int   // open descriptors above 3 (leaked from the runtime)
+	ExtraFDs  []int   // inherited descriptors above 3 (leaked from the runtime)
 }
 
 func runChild(mode string) int {
@@ -97,9 +97,18 @@ func openFDsAbove(n int) []int {
 	var fds []int
 	var st syscall.Stat_t
 	for fd := n + 1; fd < 256; fd++ {
-		if syscall.Fstat(fd, &st) == nil {
+		if syscall.Fstat(fd, &st) == nil && !closeOnExec(fd) {
 			fds = append(fds, fd)
 		}
 	}
 	return fds
+}
+
+// closeOnExec tells a descriptor this child opened itself from one it
+// inherited: whatever crosses exec has close-on-exec clear, while the Go
+// runtime and the package inits that run before the child's main (the
+// network poller's epoll and eventfd, started by any timer) set it.
+func closeOnExec(fd int) bool {
+	flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+	return errno == 0 && flags&syscall.FD_CLOEXEC != 0
 }

@@ -11,6 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/nrikit/nrikit/internal/regfile"
 )
 
 // Candidate is one plugin file found in the plugin directory.
@@ -43,6 +46,13 @@ type Skipped struct {
 // module: such a plugin is loaded in-process, as the reference runtime does.
 var wasmMagic = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
 
+// MaxConfigSize bounds a plugin's config drop-in. The config travels whole
+// in one ConfigureRequest, and ttrpc refuses a message over 4 MiB; 1 MiB
+// leaves ample room for the request's other fields and is about the largest
+// single request that every peer takes (see "Very large single requests" in
+// the README), while configs are text of a few kilobytes.
+const MaxConfigSize = 1 << 20
+
 // Discover lists the plugin directory in file-name order and returns the
 // plugins it can start.
 //
@@ -51,9 +61,15 @@ var wasmMagic = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
 // may hold READMEs). Symlinks are followed. An entry that is meant to be a
 // plugin but cannot be used — an executable file with a bad <idx>-<name>
 // name, a regular file named <idx>-<name> without any execute bit (almost
-// always a forgotten chmod +x), a dangling symlink, an unreadable config —
-// is reported in skipped, and the other plugins are
-// still returned: one stray file must not disable every plugin on the node.
+// always a forgotten chmod +x), a dangling symlink, a config that is not a
+// readable regular UTF-8 file of at most MaxConfigSize bytes — is reported
+// in skipped, and the other plugins are still returned: one stray file must
+// not disable every plugin on the node.
+//
+// A WASM module is loaded, never executed, so a symlink to one needs an
+// execute bit on the link itself, not on the module, as in the reference
+// (which checks the entry's own mode): a symlink to a .wasm file of mode 0644
+// is a plugin. A regular file needs its own execute bit, WASM or not.
 //
 // A missing plugin directory means no plugins, not an error. confDir may be
 // empty or missing, in which case every plugin gets an empty config.
@@ -91,7 +107,7 @@ func Discover(pluginDir, confDir string) (found []Candidate, skipped []Skipped, 
 func candidate(path string, e fs.DirEntry, confDir string) (*Candidate, string) {
 	info, err := os.Stat(path) // follows symlinks
 	if err != nil {
-		if e.Type()&fs.ModeSymlink != 0 && errors.Is(err, fs.ErrNotExist) {
+		if isSymlink(e) && errors.Is(err, fs.ErrNotExist) {
 			target, _ := os.Readlink(path)
 			return nil, fmt.Sprintf("dangling symlink to %q", target)
 		}
@@ -100,24 +116,28 @@ func candidate(path string, e fs.DirEntry, confDir string) (*Candidate, string) 
 	if info.IsDir() {
 		return nil, ""
 	}
+	idx, name, nameErr := SplitName(e.Name())
+	wasm := false
 	if perm := info.Mode().Perm(); perm&0o111 == 0 {
 		// A file named like a plugin was meant to be one: say why it does
 		// not run rather than leave the operator wondering. Anything else
 		// without an execute bit is documentation or the like.
-		if _, _, err := SplitName(e.Name()); err == nil && info.Mode().IsRegular() {
+		if nameErr != nil || !info.Mode().IsRegular() {
+			return nil, ""
+		}
+		// A symlink to a WASM module is the exception: the module is read,
+		// not executed, and the reference looks at the link's own mode.
+		if wasm = linkExecutable(e) && isWASM(path); !wasm {
 			return nil, fmt.Sprintf("not executable (mode %04o)", perm)
 		}
-		return nil, ""
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Sprintf("not a regular file (%s)", info.Mode().Type())
+		return nil, fmt.Sprintf("not a regular file (%s)", regfile.Kind(info.Mode()))
 	}
-
-	idx, name, err := SplitName(e.Name())
-	if err != nil {
-		return nil, err.Error()
+	if nameErr != nil {
+		return nil, nameErr.Error()
 	}
-	c := &Candidate{Index: idx, Name: name, Path: path, WASM: isWASM(path)}
+	c := &Candidate{Index: idx, Name: name, Path: path, WASM: wasm || isWASM(path)}
 	c.Config, c.ConfigPath, err = readConfig(confDir, idx, name)
 	if err != nil {
 		// Starting a plugin without the config the operator gave it could
@@ -127,31 +147,64 @@ func candidate(path string, e fs.DirEntry, confDir string) (*Candidate, string) 
 	return c, ""
 }
 
+func isSymlink(e fs.DirEntry) bool { return e.Type()&fs.ModeSymlink != 0 }
+
+// linkExecutable reports whether e is a symlink with an execute bit of its
+// own, which is what the reference checks (its DirEntry.Info is an lstat).
+// On Linux every symlink has mode 0777.
+func linkExecutable(e fs.DirEntry) bool {
+	if !isSymlink(e) {
+		return false
+	}
+	info, err := e.Info()
+	return err == nil && info.Mode().Perm()&0o111 != 0
+}
+
 // readConfig returns the first existing of <confDir>/<idx>-<name>.conf and
 // <confDir>/<name>.conf, so an operator can configure one instance or every
-// instance of a plugin.
+// instance of a plugin. The file must be a regular file (a named pipe would
+// block Start for ever, /dev/zero would exhaust memory) of at most
+// MaxConfigSize bytes, and valid UTF-8: ConfigureRequest.config is a
+// protobuf string, which a plugin's decoder refuses otherwise.
 func readConfig(confDir, idx, name string) (config, path string, err error) {
 	if confDir == "" {
 		return "", "", nil
 	}
 	for _, base := range []string{idx + "-" + name + ".conf", name + ".conf"} {
 		path := filepath.Join(confDir, base)
-		data, err := os.ReadFile(path)
+		data, err := regfile.Read(path, MaxConfigSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return "", "", fmt.Errorf("read config: %w", err)
+			return "", "", fmt.Errorf("config file %q: %w", path, err)
+		}
+		if i := invalidUTF8(data); i >= 0 {
+			return "", "", fmt.Errorf("config file %q is not valid UTF-8 (byte %d), which NRI requires of a config", path, i)
 		}
 		return string(data), path, nil
 	}
 	return "", "", nil
 }
 
+// invalidUTF8 returns the offset of the first byte that is not valid UTF-8,
+// or -1, so the operator knows where to look.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
 // isWASM reports whether the file starts with the WebAssembly magic and
-// version. Read errors mean "not WASM": exec will report the real problem.
+// version. Errors mean "not WASM": exec, or the checks that follow, will
+// report the real problem. Only a regular file is opened, without blocking.
 func isWASM(path string) bool {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return false
 	}

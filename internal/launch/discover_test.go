@@ -3,11 +3,14 @@
 package launch
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // writeFile creates dir/name with the given content and mode.
@@ -29,6 +32,44 @@ func symlink(t *testing.T, target, link string) {
 		t.Fatal(err)
 	}
 }
+
+func mkfifo(t *testing.T, path string, mode uint32) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, os.FileMode(mode)); err != nil { // umasked
+		t.Fatal(err)
+	}
+}
+
+// discoverWithin runs Discover and fails the test if it has not returned
+// within waitLimit: a named pipe must never make it wait for a writer.
+func discoverWithin(t *testing.T, dir, confDir string) ([]Candidate, []Skipped, error) {
+	t.Helper()
+	type result struct {
+		found   []Candidate
+		skipped []Skipped
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		found, skipped, err := Discover(dir, confDir)
+		done <- result{found, skipped, err}
+	}()
+	select {
+	case r := <-done:
+		return r.found, r.skipped, r.err
+	case <-time.After(discoverLimit):
+		// The goroutine stays blocked on the pipe; its test has failed.
+		t.Fatalf("Discover(%s, %s) did not return within %v", dir, confDir, discoverLimit)
+		return nil, nil, nil
+	}
+}
+
+// discoverLimit is far more than listing a directory takes, even under -race
+// on a loaded machine.
+const discoverLimit = 10 * time.Second
 
 func ids(cs []Candidate) []string {
 	var out []string
@@ -70,6 +111,13 @@ func TestDiscover(t *testing.T) {
 		"51-linknoexec": `not executable (mode 0644)`,
 		"52-private":    `not executable (mode 0600)`,
 		"53-noperm":     `not executable (mode 0000)`,
+		// A module in the plugin directory itself needs its own execute bit,
+		// as in the reference; only a symlink lends it one (72-linkwasm).
+		"54-wasmnoexec": `not executable (mode 0644)`,
+		"55-fifo":       `not a regular file (named pipe)`,
+		// External plugins' name rules hold for file names too.
+		"31-a\nb": `plugin file name "31-a\nb": nrikit: invalid plugin name "a\nb": character '\n' at byte 1`,
+		"32-a b":  `plugin file name "32-a b": nrikit: invalid plugin name "a b": character ' ' at byte 1`,
 	}
 	for _, name := range []string{"1-x", "abc-x", "100-x", "ab-x", "10-", "10x"} {
 		writeFile(t, dir, name, "", 0o755)
@@ -79,20 +127,28 @@ func TestDiscover(t *testing.T) {
 	writeFile(t, dir, "52-private", "", 0o600)
 	writeFile(t, dir, "53-noperm", "", 0)
 	symlink(t, filepath.Join(other, "gone"), filepath.Join(dir, "60-dangling"))
+	writeFile(t, dir, "54-wasmnoexec", "\x00asm\x01\x00\x00\x00rest", 0o644)
+	mkfifo(t, filepath.Join(dir, "55-fifo"), 0o755)
+	mkfifo(t, filepath.Join(dir, "56-fifonoexec"), 0o644) // not a plugin
+	writeFile(t, dir, "31-a\nb", "", 0o755)
+	writeFile(t, dir, "32-a b", "", 0o755)
 	writeFile(t, dir, "70-wasm", "\x00asm\x01\x00\x00\x00rest", 0o755)
+	// A symlink to a module that is not executable: the reference checks
+	// the link's own mode (0777), so it loads there, and here.
+	symlink(t, writeFile(t, other, "module.wasm", "\x00asm\x01\x00\x00\x00rest", 0o644), filepath.Join(dir, "72-linkwasm"))
 	writeFile(t, dir, "71-almostwasm", "\x00asm\x02\x00\x00\x00", 0o755)
 
-	found, skipped, err := Discover(dir, filepath.Join(dir, "no-conf.d"))
+	found, skipped, err := discoverWithin(t, dir, filepath.Join(dir, "no-conf.d"))
 	if err != nil {
 		t.Fatalf("Discover: %v", err)
 	}
 
-	if got, want := ids(found), []string{"05-z-dash", "10-a", "20-b", "30-link", "70-wasm", "71-almostwasm"}; !reflect.DeepEqual(got, want) {
+	if got, want := ids(found), []string{"05-z-dash", "10-a", "20-b", "30-link", "70-wasm", "71-almostwasm", "72-linkwasm"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("found %q, want %q", got, want)
 	}
 	for _, c := range found {
 		// Only the WebAssembly magic with version 1 makes a WASM module.
-		if want := c.ID() == "70-wasm"; c.WASM != want {
+		if want := c.ID() == "70-wasm" || c.ID() == "72-linkwasm"; c.WASM != want {
 			t.Errorf("%s: WASM = %v, want %v", c.ID(), c.WASM, want)
 		}
 	}
@@ -134,18 +190,36 @@ func TestDiscover(t *testing.T) {
 func TestDiscoverConfig(t *testing.T) {
 	t.Parallel()
 	dir, conf := t.TempDir(), t.TempDir()
-	for _, name := range []string{"10-a", "20-a", "30-b", "40-c", "50-d"} {
+	for _, name := range []string{"10-a", "20-a", "30-b", "40-c", "45-max"} {
 		writeFile(t, dir, name, "", 0o755)
 	}
 	writeFile(t, conf, "10-a.conf", "only 10-a\n", 0o644) // wins over a.conf
 	writeFile(t, conf, "a.conf", "every a\n", 0o644)
 	writeFile(t, conf, "b.conf", "", 0o644) // exists but empty
-	// A config that exists but cannot be read skips that plugin only.
+	maxConf := strings.Repeat("x", MaxConfigSize)
+	writeFile(t, conf, "45-max.conf", maxConf, 0o644)
+
+	// A config that exists but cannot be used skips that plugin only, and
+	// the reason names the file.
+	badConf := map[string]string{ // plugin -> reason after `config file "<path>"`
+		"50-d":      `: not a regular file (directory)`,
+		"51-fifo":   `: not a regular file (named pipe)`,
+		"52-zero":   `: not a regular file (character device)`,
+		"53-big":    `: file too large: 1048577 bytes (1.0 MiB), more than the limit of 1 MiB`,
+		"54-latin1": ` is not valid UTF-8 (byte 3), which NRI requires of a config`,
+	}
+	for name := range badConf {
+		writeFile(t, dir, name, "", 0o755)
+	}
 	if err := os.Mkdir(filepath.Join(conf, "50-d.conf"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	mkfifo(t, filepath.Join(conf, "51-fifo.conf"), 0o644) // would block os.ReadFile for ever
+	symlink(t, "/dev/zero", filepath.Join(conf, "52-zero.conf"))
+	writeFile(t, conf, "53-big.conf", maxConf+"x", 0o644)
+	writeFile(t, conf, "54-latin1.conf", "caf\xe9=1\n", 0o644)
 
-	found, skipped, err := Discover(dir, conf)
+	found, skipped, err := discoverWithin(t, dir, conf)
 	if err != nil {
 		t.Fatalf("Discover: %v", err)
 	}
@@ -159,18 +233,29 @@ func TestDiscoverConfig(t *testing.T) {
 		{"20-a", "every a\n", filepath.Join(conf, "a.conf")},
 		{"30-b", "", filepath.Join(conf, "b.conf")},
 		{"40-c", "", ""},
+		{"45-max", maxConf, filepath.Join(conf, "45-max.conf")}, // the limit itself is fine
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("configs\n got %q\nwant %q", got, want)
+		t.Errorf("configs\n got %.200q\nwant %.200q", got, want)
 	}
-	if len(skipped) != 1 || filepath.Base(skipped[0].Path) != "50-d" || !strings.Contains(skipped[0].Reason, "read config") {
-		t.Errorf("skipped = %q, want 50-d with a config read error", skipped)
+	reasons := map[string]string{}
+	for _, s := range skipped {
+		reasons[filepath.Base(s.Path)] = s.Reason
+	}
+	if len(reasons) != len(badConf) {
+		t.Errorf("skipped %q, want exactly %q", reasons, badConf)
+	}
+	for name, tail := range badConf {
+		want := fmt.Sprintf("config file %q", filepath.Join(conf, name+".conf")) + tail
+		if reasons[name] != want {
+			t.Errorf("%s skipped for %q\n                 want %q", name, reasons[name], want)
+		}
 	}
 
 	// No config directory at all: every config is empty.
 	for _, confDir := range []string{"", filepath.Join(conf, "missing")} {
 		found, skipped, err := Discover(dir, confDir)
-		if err != nil || len(skipped) != 0 || len(found) != 5 {
+		if err != nil || len(skipped) != 0 || len(found) != 5+len(badConf) {
 			t.Fatalf("Discover(%q): %d found, skipped %q, %v", confDir, len(found), skipped, err)
 		}
 		for _, c := range found {

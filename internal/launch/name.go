@@ -3,6 +3,8 @@ package launch
 import (
 	"fmt"
 	"strings"
+
+	"github.com/nrikit/nrikit/api"
 )
 
 // SplitName splits a plugin file name into its index and name.
@@ -10,9 +12,12 @@ import (
 // The format is <idx>-<name>, split at the FIRST '-' so that names may
 // themselves contain dashes ("10-log-all" is index "10", name "log-all").
 // The index must be exactly two ASCII digits, because plugins are ordered by
-// comparing indices as strings; the name must be non-empty but is otherwise
-// not restricted (the reference does not restrict pre-installed names either,
-// and renaming a working plugin file should not be forced on operators).
+// comparing indices as strings. The name must pass api.ValidatePluginName,
+// the rule for external plugins' names ([a-zA-Z0-9_.+-], at most
+// api.MaxPluginNameLen bytes): the reference does not check pre-installed
+// names, but a name goes into logs, metrics, ownership records and the
+// plugin's environment, where a newline or a control character in a file
+// name would forge or break lines.
 func SplitName(base string) (idx, name string, err error) {
 	idx, name, ok := strings.Cut(base, "-")
 	if !ok {
@@ -26,6 +31,9 @@ func SplitName(base string) (idx, name string, err error) {
 	}
 	if name == "" {
 		return "", "", fmt.Errorf("plugin file name %q: name after index %q is empty", base, idx)
+	}
+	if err := api.ValidatePluginName(name); err != nil {
+		return "", "", fmt.Errorf("plugin file name %q: %w", base, err)
 	}
 	return idx, name, nil
 }

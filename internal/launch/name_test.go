@@ -3,6 +3,8 @@ package launch
 import (
 	"strings"
 	"testing"
+
+	"github.com/nrikit/nrikit/api"
 )
 
 func TestSplitName(t *testing.T) {
@@ -26,6 +28,13 @@ func TestSplitName(t *testing.T) {
 		{base: "10-", err: `plugin file name "10-": name after index "10" is empty`},
 		{base: "10x", err: `plugin file name "10x": missing '-'`},
 		{base: "", err: `missing '-'`},
+		// The rules external plugins' names follow.
+		{base: "31-a\nb", err: `plugin file name "31-a\nb": nrikit: invalid plugin name "a\nb": character '\n' at byte 1 is not one of [a-zA-Z0-9_.+-]`},
+		{base: "10-a b", err: `character ' ' at byte 1`},
+		{base: "10-caf\xe9", err: "character '\ufffd' at byte 3"},
+		{base: "10-é", err: `character 'é' at byte 0`},
+		{base: "10-" + strings.Repeat("x", 257), err: `257 bytes, more than 256`},
+		{base: "10-" + strings.Repeat("x", 256), idx: "10", name: strings.Repeat("x", 256)},
 	} {
 		idx, name, err := SplitName(tc.base)
 		if tc.err == "" {
@@ -55,7 +64,7 @@ func FuzzSplitName(f *testing.F) {
 			}
 			return
 		}
-		if len(idx) != 2 || !isDigit(idx[0]) || !isDigit(idx[1]) || name == "" || idx+"-"+name != base {
+		if len(idx) != 2 || !isDigit(idx[0]) || !isDigit(idx[1]) || idx+"-"+name != base || api.ValidatePluginName(name) != nil {
 			t.Fatalf("SplitName(%q) = %q, %q: invalid split", base, idx, name)
 		}
 	})

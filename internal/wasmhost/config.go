@@ -11,6 +11,13 @@ import (
 // PageSize is the size of a WebAssembly memory page.
 const PageSize = 64 << 10
 
+// MaxModuleSize bounds a module file, which Load reads whole before
+// compiling it (and compiling takes several times its size again). Go-built
+// wasip1 plugins are 2 to 20 MiB, TinyGo ones well under 1 MiB: 256 MiB is
+// ten times the largest real guest, and still stops a huge file that only
+// starts like a module from taking gigabytes of the runtime's memory.
+const MaxModuleSize = 256 << 20
+
 // Config says how to load one guest.
 type Config struct {
 	// ID names the guest ("idx-name") in errors.

@@ -8,7 +8,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +17,8 @@ import (
 	wapi "github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/nrikit/nrikit/internal/regfile"
 )
 
 // live counts the instances of this process that are not closed, for tests
@@ -56,9 +57,9 @@ type Guest struct {
 // instantiates it with WASI preview 1 and the host's log function, runs its
 // _initialize, and checks its ABI version. ctx bounds all of that.
 func Load(ctx context.Context, cfg Config) (*Guest, error) {
-	code, err := os.ReadFile(cfg.Path)
+	code, err := regfile.Read(cfg.Path, MaxModuleSize)
 	if err != nil {
-		return nil, fmt.Errorf("nrikit: read WASM plugin: %w", err)
+		return nil, fmt.Errorf("nrikit: WASM plugin %q: %w", cfg.Path, err)
 	}
 	rcfg := wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true). // a call is aborted when its context ends

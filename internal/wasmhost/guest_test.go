@@ -4,8 +4,10 @@ package wasmhost
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -35,6 +37,38 @@ func TestLoadRefusesModulesThatAreNoPlugins(t *testing.T) {
 		if Live() != before {
 			t.Errorf("%s: the failed load left an instance open", name)
 		}
+	}
+}
+
+// A file over MaxModuleSize that starts like a module is refused from its
+// size, with the path and the limit in the error, before it is read: the
+// file is sparse, so it costs no disk, and reading it would cost 256 MiB.
+func TestLoadRefusesOversizedModule(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "80-huge")
+	if err := os.WriteFile(path, []byte("\x00asm\x01\x00\x00\x00"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, MaxModuleSize+1); err != nil {
+		t.Fatal(err)
+	}
+	live := Live()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	g, err := Load(context.Background(), Config{ID: "80-huge", Path: path})
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		g.Close()
+		t.Fatal("a module over the limit loaded")
+	}
+	want := fmt.Sprintf("nrikit: WASM plugin %q: file too large: 268435457 bytes (256.0 MiB), more than the limit of 256 MiB", path)
+	if err.Error() != want {
+		t.Errorf("error %q\nwant  %q", err, want)
+	}
+	if read := after.TotalAlloc - before.TotalAlloc; read > MaxModuleSize/4 {
+		t.Errorf("refusing the module allocated %d bytes: it was read", read)
+	}
+	if Live() != live {
+		t.Errorf("the refused module left an instance open")
 	}
 }
 
