@@ -94,29 +94,64 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 // Start connects the built-in and pre-installed plugins and, unless
 // disabled, listens for external ones. It returns once the built-in and
 // pre-installed plugins have joined or been dropped. Only ctx's values are
-// used: its end does not stop NRI, Stop does.
+// used: its end does not stop NRI, Stop does. Stop may be called while
+// Start runs: it ends the plugins' handshakes, and Start returns
+// ErrStartInterrupted.
 func (a *Adaptation) Start(ctx context.Context) error {
+	runCtx, err := a.beginStart(ctx)
+	if err != nil {
+		return err
+	}
+	l, err := a.startPlugins(runCtx)
+	if err != nil {
+		_ = a.Stop(ctx)
+		return err
+	}
+	return a.serve(runCtx, l)
+}
+
+// beginStart marks the adaptation started and counts the start phase in
+// a.wg, so that a Stop called meanwhile (Start holds no lock while plugins
+// join, which takes up to their registration timeouts) cancels it and waits
+// for it like any handshake.
+func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.started {
-		return ErrAlreadyStarted
+		return nil, ErrAlreadyStarted
 	}
 	a.registry.open()
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel, a.runCtx = cancel, runCtx
 	a.started = true
+	a.wg.Add(1)
+	return runCtx, nil
+}
 
+// startPlugins connects the built-in and pre-installed plugins and opens the
+// socket, unless connections are disabled (nil listener).
+func (a *Adaptation) startPlugins(runCtx context.Context) (net.Listener, error) {
+	defer a.wg.Done()
 	a.startBuiltins(runCtx)
 	a.startPreinstalled(runCtx)
-	if a.opts.disableConnect {
-		return nil
+	if a.opts.disableConnect || runCtx.Err() != nil {
+		return nil, nil
 	}
-	l, err := listenSocket(a.opts.socketPath)
-	if err != nil {
-		a.mu.Unlock()
-		_ = a.Stop(ctx)
-		a.mu.Lock()
-		return err
+	return listenSocket(a.opts.socketPath)
+}
+
+// serve accepts external plugins on l, unless Stop ended this start.
+func (a *Adaptation) serve(runCtx context.Context, l net.Listener) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.started || a.runCtx != runCtx {
+		if l != nil {
+			_ = l.Close()
+		}
+		return ErrStartInterrupted
+	}
+	if l == nil {
+		return nil
 	}
 	a.listener = l
 	if !peerPIDSupported {

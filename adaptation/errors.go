@@ -23,6 +23,9 @@ var errCallerDeadline = errors.New("the caller's deadline passed")
 var (
 	// ErrAlreadyStarted: Start on a started Adaptation.
 	ErrAlreadyStarted = errors.New("nrikit: adaptation already started")
+	// ErrStartInterrupted: Stop was called while Start was still starting
+	// plugins; nothing is left running.
+	ErrStartInterrupted = errors.New("nrikit: Stop was called while Start was running")
 	// ErrPluginClosed: a call to a plugin that was disconnected meanwhile.
 	ErrPluginClosed = errors.New("nrikit: plugin closed")
 	// ErrPluginTimeout: a plugin did not answer within its timeout.

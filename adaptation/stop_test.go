@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -70,5 +71,55 @@ func TestStopWhileSyncFnWaitsForTheCallersLock(t *testing.T) {
 	}
 	if got := e.events("joiner"); len(got) != 0 {
 		t.Errorf("the abandoned plugin got events %v", got)
+	}
+}
+
+// slowConfigure is an in-process plugin whose Configure waits for its
+// context's end, telling the test once it is waiting.
+type slowConfigure struct {
+	api.PluginBase
+	waiting chan struct{}
+}
+
+func (s *slowConfigure) Configure(ctx context.Context, _ *api.ConfigureRequest) (*api.ConfigureResponse, error) {
+	close(s.waiting)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestStopDuringStart: Start holds no lock while plugins join, so a Stop
+// called meanwhile (say, a runtime shutting down at boot) ends the start at
+// once instead of waiting for the plugins' timeouts. Start then reports it
+// was interrupted, and nothing is left listening.
+func TestStopDuringStart(t *testing.T) {
+	slow := &slowConfigure{waiting: make(chan struct{})}
+	e := newEnv(t, adaptation.WithRequestTimeout(time.Hour),
+		adaptation.WithBuiltinPlugins(adaptation.BuiltinPlugin{Index: "10", Name: "slow", Handler: slow}))
+	started := make(chan error, 1)
+	go func() { started <- e.a.Start(context.Background()) }()
+	select {
+	case <-slow.waiting:
+	case <-time.After(waitLimit):
+		t.Fatal("the built-in plugin was never configured")
+	}
+	stopped := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		stopped <- e.a.Stop(ctx)
+	}()
+	for name, ch := range map[string]chan error{"Stop": stopped, "Start": started} {
+		select {
+		case err := <-ch:
+			if want := map[string]error{"Stop": nil, "Start": adaptation.ErrStartInterrupted}[name]; !errors.Is(err, want) && err != want {
+				t.Errorf("%s returned %v, want %v", name, err, want)
+			}
+		case <-time.After(waitLimit):
+			t.Fatalf("%s did not return while the other ran", name)
+		}
+	}
+	if conn, err := net.Dial("unix", e.socket); err == nil {
+		conn.Close()
+		t.Error("something listens on the socket after an interrupted Start")
 	}
 }
