@@ -16,13 +16,28 @@ import (
 // and merges them. Whatever the input: no panic, only sentinel errors, a
 // failed reply ends the Create merge and leaves no trace in Update and Stop,
 // and every result still encodes. The update lists are also fed through
-// Update and Stop.
+// Update and Stop, whole and one reply per update (checkSplit).
 func FuzzMergeCreate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		req := createReq()
 		c := NewCreate(req)
-		u := NewUpdate(&api.UpdateContainerRequest{Container: testContainer(), LinuxResources: memLimit(1)})
-		s := NewStop(nil)
+		newUpdate := func() *Update {
+			return NewUpdate(&api.UpdateContainerRequest{Container: testContainer(), LinuxResources: memLimit(1)})
+		}
+		u, uSplit := newUpdate(), newUpdate()
+		s, sSplit := NewStop(nil), NewStop(nil)
+		updateSt := func(m *Update) *updateState { return &m.st }
+		stopSt := func(m *Stop) *updateState { return &m.st }
+		applyUpdate := func(plugin string) func(*Update, []*api.ContainerUpdate) error {
+			return func(m *Update, us []*api.ContainerUpdate) error {
+				return m.Apply(plugin, &api.UpdateContainerResponse{Update: us})
+			}
+		}
+		applyStop := func(plugin string) func(*Stop, []*api.ContainerUpdate) error {
+			return func(m *Stop, us []*api.ContainerUpdate) error {
+				return m.Apply(plugin, &api.StopContainerResponse{Update: us})
+			}
+		}
 		for i, data := range [][]byte{a, b} {
 			plugin := []string{pa, pb}[i]
 			rsp := &api.CreateContainerResponse{}
@@ -38,13 +53,22 @@ func FuzzMergeCreate(f *testing.F) {
 			case !failedBefore && err != c.Err():
 				t.Fatalf("Apply = %v but Err = %v", err, c.Err())
 			}
-			checkAtomic(t, u.Response, func() error {
+			err = checkAtomic(t, u.Response, func() error {
 				return u.Apply(plugin, &api.UpdateContainerResponse{Update: rsp.GetUpdate(), Evict: rsp.GetEvict()})
 			})
-			checkAtomic(t, s.Response, func() error {
+			if err == nil {
+				checkSplit(t, u, uSplit, updateSt, rsp.GetUpdate(), applyUpdate(plugin))
+				checkErr(t, uSplit.Apply(plugin, &api.UpdateContainerResponse{Evict: rsp.GetEvict()}), nil, "")
+			}
+			err = checkAtomic(t, s.Response, func() error {
 				return s.Apply(plugin, &api.StopContainerResponse{Update: rsp.GetUpdate()})
 			})
+			if err == nil {
+				checkSplit(t, s, sSplit, stopSt, rsp.GetUpdate(), applyStop(plugin))
+			}
 		}
+		mustEqual(t, "Update merged whole and split", u.Response(), uSplit.Response())
+		mustEqual(t, "Stop merged whole and split", s.Response(), sSplit.Response())
 		for _, m := range []proto.Message{c.Response(), c.Owners(), req.Container, c.Original(), u.Response(), s.Response()} {
 			if _, err := proto.Marshal(m); err != nil {
 				t.Fatalf("result does not encode: %v", err)
@@ -53,16 +77,43 @@ func FuzzMergeCreate(f *testing.F) {
 	})
 }
 
-// checkAtomic applies one reply; if it fails, the merged result must be as
-// it was.
-func checkAtomic[M proto.Message](t *testing.T, result func() M, apply func() error) {
+// checkAtomic applies one reply and returns its error; if it fails, the
+// merged result must be as it was.
+func checkAtomic[M proto.Message](t *testing.T, result func() M, apply func() error) error {
 	t.Helper()
 	before := result()
-	if err := apply(); err != nil {
+	err := apply()
+	if err != nil {
 		checkSentinel(t, err)
 		if after := result(); !proto.Equal(before, after) {
 			t.Fatalf("failed reply changed state: %v\nbefore %v\nafter  %v", err, before, after)
 		}
+	}
+	return err
+}
+
+// checkSplit merges the updates of a reply that merged whole without error
+// into a twin merger, one reply per update, by the same plugin. The twin
+// must drop the same updates: an update merges, or is dropped, by what it
+// asks and what was claimed before it, not by where it stands in its reply.
+// And an update the twin drops must leave no trace, not even the claims it
+// made before its conflict. The caller compares the twins' results.
+func checkSplit[M interface{ Discarded() []error }](t *testing.T, whole, split M, st func(M) *updateState, us []*api.ContainerUpdate, apply func(M, []*api.ContainerUpdate) error) {
+	t.Helper()
+	for _, x := range us {
+		before, n := st(split).clone(), len(split.Discarded())
+		if err := apply(split, []*api.ContainerUpdate{x}); err != nil {
+			t.Fatalf("update merged in its reply but not alone: %v", err)
+		}
+		if len(split.Discarded()) > n {
+			after := st(split)
+			mustEqual(t, "owners after a dropped update", after.owners.proto(), before.owners.proto())
+			mustEqual(t, "updates after a dropped update",
+				&api.StopContainerResponse{Update: after.updates.list()}, &api.StopContainerResponse{Update: before.updates.list()})
+		}
+	}
+	if w, s := fmt.Sprint(whole.Discarded()), fmt.Sprint(split.Discarded()); w != s {
+		t.Fatalf("dropped updates differ: whole reply %s, one by one %s", w, s)
 	}
 }
 
@@ -149,6 +200,22 @@ func fuzzSeeds() map[string][2]*api.CreateContainerResponse {
 				Evict:  []*api.ContainerEviction{{ContainerId: "c3", Reason: "r"}},
 			},
 			{Update: []*api.ContainerUpdate{upd("c1", true, memLimit(2)), upd(ctrID, false, cpuShares(1))}},
+		},
+		// Many updates of one container: page sizes and unified keys added
+		// one update at a time, and updates dropped in between.
+		"updates-one-container": {
+			{Update: []*api.ContainerUpdate{
+				upd("c1", false, &api.LinuxResources{HugepageLimits: []*api.HugepageLimit{{PageSize: "2MB", Limit: 1}}}),
+				upd("c1", true, &api.LinuxResources{HugepageLimits: []*api.HugepageLimit{{PageSize: "1GB", Limit: 1}, {PageSize: "2MB", Limit: 2}}}),
+				upd("c1", true, &api.LinuxResources{Unified: map[string]string{"memory.high": "1"}, HugepageLimits: []*api.HugepageLimit{{PageSize: "1GB", Limit: 3}}}),
+				upd("c1", true, &api.LinuxResources{Unified: map[string]string{"memory.high": "2", "memory.max": "2"}}),
+				upd(ctrID, false, &api.LinuxResources{HugepageLimits: []*api.HugepageLimit{{PageSize: "2MB", Limit: 4}}}),
+			}},
+			{Update: []*api.ContainerUpdate{
+				upd("c1", true, &api.LinuxResources{Unified: map[string]string{"memory.max": "3"}, HugepageLimits: []*api.HugepageLimit{{PageSize: "64KB", Limit: 1}}}),
+				upd("c1", true, &api.LinuxResources{HugepageLimits: []*api.HugepageLimit{{PageSize: "2MB", Limit: 5}}}),
+				upd(ctrID, true, &api.LinuxResources{HugepageLimits: []*api.HugepageLimit{{PageSize: "1GB", Limit: 6}}}),
+			}},
 		},
 	}
 }

@@ -130,18 +130,6 @@ func (fo *fieldOwners) clone() *fieldOwners {
 	return c
 }
 
-// snapshot and restore let one update be undone without touching the tables
-// of other containers.
-func (o *owners) snapshot(id string) *fieldOwners { return o.ctrs[id].clone() }
-
-func (o *owners) restore(id string, fo *fieldOwners) {
-	if fo == nil {
-		delete(o.ctrs, id)
-		return
-	}
-	o.put(id, fo)
-}
-
 func (o *owners) clone() *owners {
 	c := &owners{ctrs: make(map[string]*fieldOwners, len(o.ctrs))}
 	for id, fo := range o.ctrs {

@@ -14,6 +14,9 @@ import (
 type updates struct {
 	order   []string
 	entries map[string]*updateEntry
+	// unsettled are the entries with hugepage limits waiting for settle.
+	// It is empty outside merge, so clone, list and get need not look.
+	unsettled []*updateEntry
 }
 
 type updateEntry struct {
@@ -21,6 +24,9 @@ type updateEntry struct {
 	// touched is false only for UpdateContainer's seed entry until a plugin
 	// contributes to it; ignore_failure is the AND over contributions.
 	touched bool
+	// hugepages are limits merged during the current merge call and not yet
+	// in update (see settle). Their page sizes are distinct.
+	hugepages []*api.HugepageLimit
 }
 
 // newUpdates returns an empty list; its map is made on first use.
@@ -86,6 +92,7 @@ func (us *updates) merge(o *owners, plugin string, in []*api.ContainerUpdate) (d
 			return nil, outOfRange(plugin, fmt.Errorf("update of container %q: %w", u.ContainerId, err))
 		}
 	}
+	defer us.settle()
 	for _, u := range in {
 		err := us.mergeOne(o, plugin, u)
 		switch {
@@ -99,34 +106,99 @@ func (us *updates) merge(o *owners, plugin string, in []*api.ContainerUpdate) (d
 	return dropped, nil
 }
 
-// mergeOne merges u onto a copy of its entry and commits the copy only if
-// every claim succeeded. Cgroup device rules in updates are not merged.
+// mergeOne merges u into its entry if every claim it makes succeeds, and
+// leaves no trace otherwise. Cgroup device rules in updates are not merged.
+//
+// Its cost is that of u alone, however big the entry has grown: a reply may
+// carry thousands of updates of one container, and the runtime holds its
+// lock while the reply is merged.
 func (us *updates) mergeOne(o *owners, plugin string, u *api.ContainerUpdate) error {
 	id := u.ContainerId
-	e := us.entries[id]
-	res := &api.LinuxResources{}
-	if e != nil && e.update.GetLinux().GetResources() != nil {
-		res = cloneMsg(e.update.Linux.Resources)
+	delta, err := claimUpdate(o, plugin, id, u.GetLinux().GetResources())
+	if err == nil {
+		err = us.commit(id, u.IgnoreFailure, delta)
 	}
-	saved := o.snapshot(id)
-	cl := claims{plugin: plugin, claim: o.claimer(id, plugin), clear: func(api.Field, string) {}}
-	if err := cl.mergeResources(res, u.GetLinux().GetResources(), false); err != nil {
-		o.restore(id, saved)
+	if err != nil {
 		return fmt.Errorf("update of container %q: %w", id, err)
 	}
+	return nil
+}
+
+// claimUpdate claims in container id what src sets, and returns it merged
+// into empty resources. On error no claim is left behind. Merging into empty
+// resources rather than a copy of the entry is what lets a failed update be
+// undone without copying the entry.
+func claimUpdate(o *owners, plugin, id string, src *api.LinuxResources) (*api.LinuxResources, error) {
+	log := o.logClaims(id, plugin)
+	cl := claims{plugin: plugin, claim: log.claim, clear: func(api.Field, string) {}}
+	delta := &api.LinuxResources{}
+	if err := cl.mergeResources(delta, src, false); err != nil {
+		log.undo()
+		return nil, err
+	}
+	return delta, nil
+}
+
+// commit merges a claimed update into the entry of id, in place. Its
+// hugepage limits wait for settle; everything else is replayed at once.
+// The replay cannot fail: delta's keys passed the same checks when they were
+// claimed. Were it to fail anyway, the whole reply fails, and Update and
+// Stop restore their state from before the reply.
+func (us *updates) commit(id string, ignoreFailure bool, delta *api.LinuxResources) error {
+	e := us.entry(id)
+	if e.touched {
+		e.update.IgnoreFailure = e.update.IgnoreFailure && ignoreFailure
+	} else {
+		e.touched = true
+		e.update.IgnoreFailure = ignoreFailure
+		us.order = append(us.order, id)
+	}
+	if len(delta.HugepageLimits) > 0 {
+		if len(e.hugepages) == 0 {
+			us.unsettled = append(us.unsettled, e)
+		}
+		e.hugepages = append(e.hugepages, delta.HugepageLimits...)
+		delta.HugepageLimits = nil
+	}
+	replay := claims{claim: noClaim, clear: func(api.Field, string) {}}
+	return replay.mergeResources(e.resources(), delta, false)
+}
+
+// settle puts the hugepage limits merged by a reply into their entries'
+// resources, in one pass over each entry's list. Rewriting the list for each
+// update instead made a reply with a new page size in each update quadratic.
+// One pass gives the same list as one per update did, since every page size
+// merged was claimed and so is merged only once.
+func (us *updates) settle() {
+	for _, e := range us.unsettled {
+		res := e.resources()
+		res.HugepageLimits = rewrite(res.HugepageLimits, hugepageKey, nil, e.hugepages)
+		e.hugepages = nil
+	}
+	us.unsettled = nil
+}
+
+// entry returns the entry of id, made on first use; it is listed once a
+// plugin touches it (commit).
+func (us *updates) entry(id string) *updateEntry {
+	e := us.entries[id]
 	if e == nil {
 		e = &updateEntry{update: &api.ContainerUpdate{ContainerId: id}}
 		us.put(id, e)
 	}
-	if e.touched {
-		e.update.IgnoreFailure = e.update.IgnoreFailure && u.IgnoreFailure
-	} else {
-		e.touched = true
-		e.update.IgnoreFailure = u.IgnoreFailure
-		us.order = append(us.order, id)
+	return e
+}
+
+// resources returns the entry's resources, made empty on first use: a seed
+// from a request without resources has none.
+func (e *updateEntry) resources() *api.LinuxResources {
+	if e.update.Linux == nil {
+		e.update.Linux = &api.LinuxContainerUpdate{}
 	}
-	e.update.Linux = &api.LinuxContainerUpdate{Resources: res}
-	return nil
+	if e.update.Linux.Resources == nil {
+		e.update.Linux.Resources = &api.LinuxResources{}
+	}
+	return e.update.Linux.Resources
 }
 
 // updateState is what update and eviction lists change: the whole state of
