@@ -16,9 +16,9 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// TestInteropLargeRequest: a reference-stub plugin takes five CreateContainer
-// requests of about 1.5 MB (a container with 15,000 environment variables)
-// and answers each one, staying connected.
+// TestInteropLargeRequest: a reference-stub plugin, v0.12.5 or v0.11.0,
+// takes five CreateContainer requests of about 1.5 MB (a container with
+// 15,000 environment variables) and answers each one, staying connected.
 //
 // The reference mux fails its whole trunk once more than 256 frames of one
 // connection wait unread, and its trunk reader lets the ttrpc consumer catch
@@ -32,12 +32,18 @@ import (
 // whole request into the plugin's socket in one write, as if the plugin had
 // not been scheduled while it was sent.
 func TestInteropLargeRequest(t *testing.T) {
+	for _, stub := range []struct{ module, version string }{{"modern", "v0.12.5"}, {"legacy", "v0.11.0"}} {
+		t.Run(stub.module, func(t *testing.T) { largeRequests(t, stub.module, stub.version) })
+	}
+}
+
+func largeRequests(t *testing.T, module, version string) {
 	const requests = 5
 	e := newEnv(t)
 	e.start()
 	relay := startBurstRelay(t, filepath.Join(e.dir, "relay.sock"), e.socket)
 	// The later -socket flag wins over the runtime's socket.
-	e.refExternalEnv([]string{"GOMAXPROCS=1"}, "modern", "10", "big",
+	e.refExternalEnv([]string{"GOMAXPROCS=1"}, module, "10", "big",
 		"socket="+relay.path, "events=RunPodSandbox,CreateContainer")
 	e.waitPlugins("10-big")
 
@@ -64,7 +70,7 @@ func TestInteropLargeRequest(t *testing.T) {
 		if err != nil {
 			t.Fatalf("CreateContainer %d of %d: %v", i+1, requests, err)
 		}
-		if got := rsp.GetAdjust().GetAnnotations()["interop.nrikit.io/big"]; got != "v0.12.5" {
+		if got := rsp.GetAdjust().GetAnnotations()["interop.nrikit.io/big"]; got != version {
 			e.dumpLog()
 			t.Fatalf("CreateContainer %d of %d: the plugin's annotation is missing (%q); active plugins %v",
 				i+1, requests, got, pluginIDs(e.a))
