@@ -141,7 +141,9 @@ func (c *boundedConn) takeOn(id uint32) *status.Status {
 }
 
 // refuse writes the answer to a request that the server never sees, between
-// two of the server's own messages.
+// two of the server's own messages. The answer is one Write, so one mux
+// frame; it is about a hundred bytes, well within the 4096 bytes a reference
+// reader takes in the frame that starts a message (mux.MaxStartPayload).
 func (c *boundedConn) refuse(id uint32, st *status.Status) error {
 	payload, err := proto.Marshal(&ttrpc.Response{Status: st.Proto()})
 	if err != nil {

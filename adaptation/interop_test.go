@@ -88,6 +88,13 @@ func (e *env) refPreinstall(module, idx, name string, settings ...string) {
 // refExternal runs a reference-stub plugin that connects to the socket.
 func (e *env) refExternal(module, idx, name string, settings ...string) {
 	e.t.Helper()
+	e.refExternalEnv(nil, module, idx, name, settings...)
+}
+
+// refExternalEnv is refExternal with extra environment variables for the
+// plugin process (KEY=VALUE), such as GOMAXPROCS.
+func (e *env) refExternalEnv(extra []string, module, idx, name string, settings ...string) {
+	e.t.Helper()
 	bin := interoptest.Binary(e.t, module)
 	args := []string{"-idx", idx, "-name", name, "-socket", e.socket, "-log", e.refLog()}
 	for _, s := range settings {
@@ -96,6 +103,7 @@ func (e *env) refExternal(module, idx, name string, settings ...string) {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "NRI_") })
+	cmd.Env = append(cmd.Env, extra...)
 	out, err := os.Create(filepath.Join(e.dir, idx+"-"+name+".out"))
 	if err != nil {
 		e.t.Fatal(err)

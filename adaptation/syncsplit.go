@@ -6,15 +6,15 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/nrikit/nrikit/api"
-	"github.com/nrikit/nrikit/internal/mux"
 )
 
-// maxSyncMessage is the largest SynchronizeRequest we send. The ttrpc limit
-// is 4 MiB, but a reference peer's mux queues at most 256 frames per
-// connection and tears the connection down on the 257th, and we never send
-// frames over 4096 bytes: a message of at most 250 frames can arrive whole
-// even while the plugin is too busy (say, collecting garbage) to read.
-const maxSyncMessage = 250*mux.MaxWritePayload - 1024
+// maxSyncMessage is the largest SynchronizeRequest we send, 999 KiB. The
+// ttrpc limit is 4 MiB; messages of about 1 MB stay far below it and keep
+// what the plugin must hold at once small. (The bound dates from when the
+// mux cut every message into 4096-byte frames, of which a reference peer
+// queues at most 256; since it sends each message in at most two frames,
+// as the reference does, that no longer limits the size.)
+const maxSyncMessage = 999 << 10
 
 type snapshotChunk struct {
 	pods []*api.PodSandbox

@@ -53,6 +53,18 @@ type peer struct {
 // runtime side. It does not wait for registration.
 func startPeer(t *testing.T, flags ...string) *peer {
 	t.Helper()
+	return startPeerWith(t, peerOptions{}, flags...)
+}
+
+// peerOptions change how startPeerWith runs the plugin and connects to it.
+type peerOptions struct {
+	env   []string                // extra KEY=VALUE environment of the plugin process
+	trunk func(net.Conn) net.Conn // wraps our end of the trunk before the mux takes it
+}
+
+// startPeerWith is startPeer with options.
+func startPeerWith(t *testing.T, o peerOptions, flags ...string) *peer {
+	t.Helper()
 	bin := interoptest.Binary(t, "modern")
 
 	// A short directory: a unix socket path must fit in 108 bytes.
@@ -78,7 +90,7 @@ func startPeer(t *testing.T, flags ...string) *peer {
 	}
 	args := append([]string{"-name", "interop", "-idx", "42", "-socket", sock, "-log", p.logPath}, flags...)
 	p.cmd = exec.Command(bin, args...)
-	p.cmd.Env = withoutNRIEnv(os.Environ())
+	p.cmd.Env = append(withoutNRIEnv(os.Environ()), o.env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
@@ -119,6 +131,9 @@ func startPeer(t *testing.T, flags ...string) *peer {
 		t.Fatalf("plugin did not connect within %v\n%s", waitTimeout, p.output)
 	}
 
+	if o.trunk != nil {
+		conn = o.trunk(conn)
+	}
 	// As the reference runtime does it: reader blocked until the Runtime
 	// service is served and the Plugin client is open.
 	p.mux = mux.New(conn, mux.WithReaderBlocked())

@@ -14,7 +14,6 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/interoptest"
-	"github.com/nrikit/nrikit/internal/mux"
 )
 
 // The interop proof with a real peer: a plugin built on the reference stub
@@ -31,13 +30,9 @@ const (
 	syncPods       = 5000
 	syncContainers = 20000
 	// syncMessageBudget is the most encoded SynchronizeRequest bytes per
-	// message. The ttrpc limit is 4 MiB, but our mux sends frames of at most
-	// mux.MaxWritePayload bytes and the reference mux fails the whole trunk
-	// when more than 256 frames of one connection are unread, so a message
-	// must fit in 250 frames to arrive whole however slowly the plugin reads
-	// (the adaptation's split uses the same bound). The ttrpc header and
-	// envelope take less than the 1024 bytes kept free.
-	syncMessageBudget = 250*mux.MaxWritePayload - 1024
+	// message: the adaptation's bound, 999 KiB, well under the 4 MiB ttrpc
+	// limit with its header and envelope.
+	syncMessageBudget = 999 << 10
 	// syncTimeout bounds all messages together, with -race on a loaded machine.
 	syncTimeout = 2 * time.Minute
 )

@@ -11,8 +11,8 @@ import (
 )
 
 // conn is one logical connection. The trunk reader queues received payloads
-// on it; Read drains them as a byte stream. Write cuts data into frames of at
-// most MaxWritePayload bytes.
+// on it; Read drains them as a byte stream. Write sends each write as one
+// frame, as the reference writer does.
 type conn struct {
 	m   *Mux
 	id  ConnID
@@ -197,9 +197,21 @@ func (c *conn) shut(err error) bool {
 	return true
 }
 
-// Write sends b as frames of at most MaxWritePayload bytes. Concurrent Writes
-// on one connection do not interleave. If the write deadline passes inside a
-// frame the trunk is out of step and the whole mux is closed.
+// Write sends b as one frame, as the reference writer does; only a write of
+// more than MaxFramePayload bytes, which ttrpc never makes, is cut into
+// frames of that size. An empty write sends nothing. Concurrent Writes on one
+// connection do not interleave. If the write deadline passes inside a frame
+// the trunk is out of step and the whole mux is closed.
+//
+// Frame boundaries are what the reference reader's buffers see, so they must
+// follow the writes: ttrpc, writing through a 4096-byte bufio.Writer, sends a
+// message of up to 4096 bytes in one write, and a larger one as exactly 4096
+// bytes and then all of the rest in one write. A reference reader takes the
+// first into its 4096-byte bufio.Reader and reads the rest straight into the
+// message buffer, which is as large as that rest. Cutting the rest into
+// 4096-byte frames instead would queue hundreds of frames for one message,
+// and the reference reader fails its whole trunk when more than 256 frames
+// of one connection wait unread.
 func (c *conn) Write(b []byte) (int, error) {
 	if err := c.acquire(c.wlock); err != nil {
 		return 0, c.opError("write", err)
@@ -207,7 +219,7 @@ func (c *conn) Write(b []byte) (int, error) {
 	defer func() { <-c.wlock }()
 	n := 0
 	for n < len(b) {
-		end := min(len(b), n+MaxWritePayload)
+		end := min(len(b), n+MaxFramePayload)
 		if err := c.m.writeFrame(c, b[n:end]); err != nil {
 			return n, c.opError("write", err)
 		}

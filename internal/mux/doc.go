@@ -20,12 +20,30 @@
 //
 // # Frame sizes
 //
-// The writer never sends a frame with more than [MaxWritePayload] (4096)
-// payload bytes. The reference Go reader hands one whole frame to each Read
-// and fails when the caller's buffer is smaller; its ttrpc sits on a 4096-byte
-// bufio.Reader, so a larger frame that starts a message makes it drop the
-// connection. The reader here treats each logical connection as a byte stream
-// and accepts frames up to [MaxFramePayload], the largest the reference writer
+// Each Write goes out as one frame, the way the reference Go writer frames
+// it; only a Write of more than [MaxFramePayload] bytes, which ttrpc never
+// makes, is cut into frames of that size. Frame sizes matter to a reference
+// Go peer in two ways. Its reader hands one whole frame to each Read and
+// fails when the caller's buffer is smaller; its ttrpc sits on a 4096-byte
+// bufio.Reader, so a frame that starts a ttrpc message must be at most
+// [MaxStartPayload] (4096) bytes, or it drops the connection. And it fails
+// the whole trunk, every logical connection with it, once more than 256
+// frames of one logical connection wait unread, so a message must not be
+// cut into many frames: 256 frames of 4096 bytes are only 1 MiB, and a
+// plugin that lags behind a larger message sent that way is lost.
+//
+// What ttrpc writes meets both, because it writes each message through a
+// 4096-byte bufio.Writer and flushes after it: a message of up to 4096 bytes
+// arrives as one Write, a larger one as a Write of exactly 4096 bytes (the
+// 10-byte ttrpc header and the start of the payload) followed by one Write
+// of all the rest. The reference reader takes the first frame into its
+// bufio.Reader and reads the rest straight into the message buffer, which
+// is just as large. Every message is thus at most two frames, exactly as the
+// reference runtime sends it. Code that writes ttrpc messages on a logical
+// connection itself must write them the same way.
+//
+// The reader here treats each logical connection as a byte stream and
+// accepts frames up to [MaxFramePayload], the largest the reference writer
 // produces (a 10-byte ttrpc header plus a 4 MiB message). A larger declared
 // length ends the trunk before anything is allocated for it.
 //

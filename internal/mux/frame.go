@@ -66,9 +66,10 @@ func (fr *frameReader) payload(n uint32) (*[]byte, error) {
 // holds pointers, so that giving one back allocates nothing either.
 var payloads sync.Pool
 
-// keptPayload is the largest buffer kept for reuse: frames that nrikit and
-// the reference write are at most MaxWritePayload bytes; rare bigger ones
-// are not worth holding on to.
+// keptPayload is the largest buffer kept for reuse: nearly all frames that
+// nrikit and the reference write are at most MaxStartPayload bytes (ttrpc
+// messages up to 4096 bytes, and the first 4096 bytes of larger ones); the
+// rare bigger ones, the rest of a large message, are not worth holding on to.
 const keptPayload = 64 << 10
 
 // getPayload returns a buffer of n bytes.
@@ -77,7 +78,7 @@ func getPayload(n int) *[]byte {
 		*p = (*p)[:n]
 		return p
 	}
-	b := make([]byte, n, max(n, MaxWritePayload))
+	b := make([]byte, n, max(n, MaxStartPayload))
 	return &b
 }
 

@@ -20,13 +20,18 @@ const (
 )
 
 const (
-	// MaxWritePayload is the largest payload this package writes in one
-	// frame. Reference Go peers drop the connection on larger frames that
-	// start a ttrpc message.
-	MaxWritePayload = 4096
-	// MaxFramePayload is the largest payload accepted in one frame: a 10-byte
-	// ttrpc header plus the 4 MiB ttrpc message limit, the most a reference
-	// Go peer puts in one frame.
+	// MaxStartPayload is the largest frame payload a reference Go reader
+	// takes where a ttrpc message starts: its ttrpc reads through a
+	// 4096-byte bufio.Reader, and a larger frame there makes it drop the
+	// connection. A Write is not cut at this size (see the package
+	// documentation): ttrpc's own 4096-byte bufio.Writer already writes at
+	// most this much of a message's start at once. Code that writes ttrpc
+	// messages itself must do the same.
+	MaxStartPayload = 4096
+	// MaxFramePayload is the largest payload in one frame, written or
+	// accepted: a 10-byte ttrpc header plus the 4 MiB ttrpc message limit,
+	// the most a reference Go peer puts in one frame and the most its reader
+	// accepts.
 	MaxFramePayload = 4194314
 )
 
@@ -43,7 +48,9 @@ type Mux struct {
 	// wlock is the trunk write lock, held for each whole frame so frames
 	// never interleave. It is a channel so a waiting writer can give up.
 	wlock chan struct{}
-	wbuf  []byte // frame being written; guarded by wlock
+	wbuf  []byte      // header, and a small frame's payload, being written; guarded by wlock
+	wvec  net.Buffers // header and a large frame's payload being written, on warr; guarded by wlock
+	warr  [2][]byte
 
 	wmu      sync.Mutex // guards writer and trunkWDL
 	writer   *conn      // connection whose frame is on the trunk now
@@ -64,7 +71,7 @@ func New(trunk net.Conn, opts ...Option) *Mux {
 		unblock:    make(chan struct{}),
 		readerDone: make(chan struct{}),
 		wlock:      make(chan struct{}, 1),
-		wbuf:       make([]byte, 0, headerSize+MaxWritePayload),
+		wbuf:       make([]byte, 0, headerSize+MaxStartPayload),
 		conns:      make(map[ConnID]*conn),
 		done:       make(chan struct{}),
 	}

@@ -9,41 +9,70 @@ import (
 	"testing"
 )
 
-var messageSizes = []int{1, 100, MaxWritePayload, MaxWritePayload + 1, 9061, 4 << 20}
+var messageSizes = []int{1, 100, MaxStartPayload, MaxStartPayload + 1, 9061, 4 << 20}
 
-// TestWriteCutsFrames checks on the raw trunk that every written frame holds
-// at most MaxWritePayload bytes and that the bytes arrive intact.
-func TestWriteCutsFrames(t *testing.T) {
-	for _, size := range messageSizes {
+// TestWriteOneFrame checks on the raw trunk that each Write, up to
+// MaxFramePayload bytes, goes out as one frame, as the reference writer
+// sends it, and that the bytes arrive intact.
+func TestWriteOneFrame(t *testing.T) {
+	for _, size := range append(messageSizes, MaxFramePayload) {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			m, raw := rawPeer(t)
 			c := mustOpen(t, m, PluginServiceConn)
 			msg := pattern(size, size)
 			written := writeAsync(c, msg)
-
-			var got []byte
-			frames := 0
-			for len(got) < size {
-				id, p, err := readRawFrame(raw)
-				if err != nil {
-					t.Fatalf("after %d bytes: %v", len(got), err)
-				}
-				if id != uint32(PluginServiceConn) || len(p) == 0 || len(p) > MaxWritePayload {
-					t.Fatalf("frame %d: id %d, %d bytes", frames, id, len(p))
-				}
-				got = append(got, p...)
-				frames++
+			id, p, err := readRawFrame(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id != uint32(PluginServiceConn) || len(p) != size {
+				t.Fatalf("frame: id %d, %d bytes, want id %d, %d bytes", id, len(p), PluginServiceConn, size)
 			}
 			if r := await(t, written, "Write"); r.err != nil || r.n != size {
 				t.Fatalf("Write = %d, %v", r.n, r.err)
 			}
-			if !bytes.Equal(got, msg) {
+			if !bytes.Equal(p, msg) {
 				t.Fatal("payload differs")
 			}
-			if want := (size + MaxWritePayload - 1) / MaxWritePayload; frames != want {
-				t.Errorf("%d frames, want %d", frames, want)
-			}
 		})
+	}
+}
+
+// TestWriteCutsAtMaxFramePayload: a Write larger than the largest frame a
+// reference reader accepts goes out as frames of that size and the rest.
+func TestWriteCutsAtMaxFramePayload(t *testing.T) {
+	m, raw := rawPeer(t)
+	c := mustOpen(t, m, PluginServiceConn)
+	msg := pattern(5, 2*MaxFramePayload+5)
+	written := writeAsync(c, msg)
+	var got []byte
+	for i, want := range []int{MaxFramePayload, MaxFramePayload, 5} {
+		id, p, err := readRawFrame(raw)
+		if err != nil || id != uint32(PluginServiceConn) || len(p) != want {
+			t.Fatalf("frame %d: id %d, %d bytes, %v; want %d bytes", i, id, len(p), err, want)
+		}
+		got = append(got, p...)
+	}
+	if r := await(t, written, "Write"); r.err != nil || r.n != len(msg) {
+		t.Fatalf("Write = %d, %v", r.n, r.err)
+	}
+	if !bytes.Equal(got, msg) {
+		t.Fatal("payload differs")
+	}
+}
+
+// TestWriteEmpty: an empty Write sends no frame.
+func TestWriteEmpty(t *testing.T) {
+	m, raw := rawPeer(t)
+	c := mustOpen(t, m, PluginServiceConn)
+	if n, err := c.Write(nil); n != 0 || err != nil {
+		t.Fatalf("Write(nil) = %d, %v", n, err)
+	}
+	if _, err := c.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, p, err := readRawFrame(raw); err != nil || string(p) != "x" {
+		t.Fatalf("first frame %q, %v; want the 1-byte write", p, err)
 	}
 }
 
@@ -56,7 +85,7 @@ func TestReadReferenceFrames(t *testing.T) {
 			c := mustOpen(t, m, RuntimeServiceConn)
 			msg := pattern(size, size)
 			read := readFullAsync(c, size)
-			first := min(size, MaxWritePayload)
+			first := min(size, MaxStartPayload)
 			writeRaw(t, raw, rawFrame(2, msg[:first]))
 			if first < size {
 				writeRaw(t, raw, rawFrame(2, msg[first:]))
@@ -176,9 +205,9 @@ func writeInChunks(w io.Writer, b []byte, max int) error {
 }
 
 // TestConcurrentWritesStayWhole checks that Writes from several goroutines
-// on one connection are not interleaved, even when each spans many frames.
+// on one connection are not interleaved, each larger than MaxStartPayload.
 func TestConcurrentWritesStayWhole(t *testing.T) {
-	const writers, records, recSize = 4, 20, 3*MaxWritePayload + 17
+	const writers, records, recSize = 4, 20, 3*MaxStartPayload + 17
 	a, b := muxPair(t)
 	ca, cb := mustOpen(t, a, 1), mustOpen(t, b, 1)
 	var wg sync.WaitGroup

@@ -16,9 +16,24 @@ func (m *Mux) writeFrame(c *conn, p []byte) error {
 	}
 	defer func() { <-m.wlock }()
 
-	frame := append(appendHeader(m.wbuf[:0], c.id, len(p)), p...)
+	hdr := appendHeader(m.wbuf[:0], c.id, len(p))
+	size := len(hdr) + len(p)
 	m.setWriter(c)
-	n, err := m.trunk.Write(frame)
+	var n int
+	var err error
+	if len(p) <= cap(m.wbuf)-len(hdr) {
+		n, err = m.trunk.Write(append(hdr, p...)) // small: one copy, one write
+	} else {
+		// Large: header and payload in one writev where the trunk is a
+		// socket, without copying the payload. WriteTo consumes the
+		// Buffers, so they are set up afresh on the Mux's own array each
+		// time, which allocates nothing.
+		m.wvec = append(m.warr[:0], hdr, p)
+		var n64 int64
+		n64, err = m.wvec.WriteTo(m.trunk)
+		n = int(n64)
+		m.wvec, m.warr = nil, [2][]byte{} // do not keep the caller's buffer
+	}
 	m.setWriter(nil)
 	if err == nil {
 		return nil
@@ -32,7 +47,7 @@ func (m *Mux) writeFrame(c *conn, p []byte) error {
 	}
 	// A partial frame leaves the peer expecting bytes that will never come.
 	m.shutdown(fmt.Errorf("nrikit: mux trunk write failed after %d of %d frame bytes (connection %d): %w",
-		n, len(frame), c.id, err))
+		n, size, c.id, err))
 	if timeout {
 		return os.ErrDeadlineExceeded
 	}
