@@ -193,7 +193,16 @@ func (a *Adaptation) countAdjustments(p *plugin, ev api.Event, adjusted bool, up
 // logDiscarded reports updates dropped because they conflicted while their
 // plugin allowed failure (ignore_failure).
 func (a *Adaptation) logDiscarded(ev api.Event, discarded []error) {
-	for _, err := range discarded {
-		a.log.WithField("event", ev.Name()).WithError(err).Info("nrikit: conflicting update ignored as its plugin allowed")
+	log := a.log.WithField("event", ev.Name())
+	for i, err := range discarded {
+		if i == maxDiscardedLogged {
+			log.WithField("count", len(discarded)-i).Info("nrikit: more conflicting updates ignored as their plugins allowed")
+			return
+		}
+		log.WithError(err).Info("nrikit: conflicting update ignored as its plugin allowed")
 	}
 }
+
+// maxDiscardedLogged bounds the lines one event's ignored updates make: a
+// reply may hold thousands.
+const maxDiscardedLogged = 10
