@@ -56,6 +56,7 @@ type Adaptation struct {
 	lifecycle    lifecycle
 	changes      changeFeed
 	admission    *admission // external connections registering
+	syncBackoff  *syncBackoff
 
 	mu       sync.Mutex // guards the fields below
 	started  bool
@@ -84,6 +85,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		opts:           o,
 		log:            o.logger,
 		admission:      newAdmission(),
+		syncBackoff:    newSyncBackoff(),
 	}
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
 	a.changes.fn = o.changes

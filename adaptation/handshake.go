@@ -2,6 +2,7 @@ package adaptation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"time"
@@ -33,7 +34,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	kind, idx, name, config := kindExternal, reg.GetPluginIdx(), reg.GetPluginName(), ""
 	if cand != nil {
 		kind, idx, name, config = kindPreinstalled, cand.Index, cand.Name, cand.Config
-	} else if err := a.registry.checkID(api.PluginID(idx, name)); err != nil {
+	} else if err := a.mayRegister(api.PluginID(idx, name)); err != nil {
 		conn.close()
 		return &PluginError{Plugin: api.PluginID(idx, name), Op: "register", Err: err}
 	}
@@ -49,6 +50,16 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	return a.handshake(ctx, p)
 }
 
+// mayRegister says why an external plugin may not register as id: the
+// runtime's own plugin holds it, or it is in its back-off after a sync
+// timeout.
+func (a *Adaptation) mayRegister(id string) error {
+	if err := a.registry.checkID(id); err != nil {
+		return err
+	}
+	return a.syncBackoff.check(id)
+}
+
 // handshake configures and synchronizes a registered plugin, and makes it
 // active. A failed phase drops it.
 func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
@@ -57,7 +68,13 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 		return a.abandon(p, "configure", err)
 	}
 	if err := a.synchronizeAndJoin(ctx, p); err != nil {
+		if p.kind == kindExternal && errors.Is(err, ErrPluginTimeout) {
+			a.syncBackoff.timedOut(p.id)
+		}
 		return a.abandon(p, "synchronize", err)
+	}
+	if p.kind == kindExternal {
+		a.syncBackoff.joined(p.id)
 	}
 	a.leaveIfViolated(p)
 	a.watch(ctx, p)

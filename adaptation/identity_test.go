@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
@@ -42,4 +43,25 @@ func TestExternalPluginCannotTakeTheRuntimesPluginIDs(t *testing.T) {
 		t.Errorf("the pre-installed plugin got %d RunPodSandbox, want 1: it must still be the one connected", len(got))
 	}
 	e.waitPlugins("05-inproc", "10-policy", "20-ext")
+}
+
+// TestSyncTimeoutBacksOff: events wait while a plugin synchronizes, so a
+// plugin whose Synchronize timed out may not register again at once under
+// the same index and name (its back-off); others still may.
+func TestSyncTimeoutBacksOff(t *testing.T) {
+	changes := newChangeLog()
+	e := newEnv(t, adaptation.WithSyncTimeout(300*time.Millisecond), adaptation.WithPluginChanges(changes.add))
+	e.start()
+	hang := testplugin.Config{Behaviours: map[string]testplugin.Behaviour{testplugin.KeySynchronize: {Hang: true}}}
+	e.external("10", "slowsync", hang)
+	if got := changes.waitFor(t, "10-slowsync", 1); !strings.HasPrefix(got[0], "failed synchronize: ") {
+		t.Fatalf("first instance: %q, want dropped during synchronize", got)
+	}
+	e.external("10", "slowsync", testplugin.Config{})
+	got := changes.waitFor(t, "10-slowsync", 2)
+	if !strings.HasPrefix(got[1], "failed register: ") || !strings.Contains(got[1], "refused until its back-off ends") {
+		t.Fatalf("second instance: %q, want refused at registration for its back-off", got)
+	}
+	e.external("20", "other", testplugin.Config{})
+	e.waitPlugins("20-other")
 }

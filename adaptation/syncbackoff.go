@@ -1,0 +1,91 @@
+package adaptation
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// A plugin synchronizes while events wait (see synchronizeAndJoin), so one
+// that lets its Synchronize time out holds every event back for the sync
+// timeout; reconnecting in a loop, it would do so again and again. After
+// such a timeout, that index and name may not register again for a while,
+// doubling with each timeout in a row (a successful join forgets them).
+const (
+	syncBackoffFirst = 10 * time.Second
+	syncBackoffMax   = 5 * time.Minute
+	// syncBackoffKept bounds the identities remembered; the oldest go first.
+	syncBackoffKept = 1024
+)
+
+// ErrSyncBackoff: an external plugin registered again too soon after its
+// synchronization timed out.
+var ErrSyncBackoff = errors.New("nrikit: plugin timed out synchronizing; refused until its back-off ends")
+
+type syncBackoff struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	byID  map[string]backoffEntry
+	order []string // ids by first timeout, for eviction
+}
+
+type backoffEntry struct {
+	until time.Time
+	next  time.Duration
+}
+
+func newSyncBackoff() *syncBackoff {
+	return &syncBackoff{now: time.Now, byID: map[string]backoffEntry{}}
+}
+
+// timedOut starts or lengthens id's back-off.
+func (b *syncBackoff) timedOut(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e, known := b.byID[id]
+	if !known {
+		e.next = syncBackoffFirst
+		b.order = append(b.order, id)
+		b.evictLocked()
+	}
+	e.until = b.now().Add(e.next)
+	e.next = min(2*e.next, syncBackoffMax)
+	b.byID[id] = e
+}
+
+func (b *syncBackoff) evictLocked() {
+	for len(b.order) > syncBackoffKept {
+		delete(b.byID, b.order[0])
+		b.order = b.order[1:]
+	}
+}
+
+// joined forgets id's timeouts.
+func (b *syncBackoff) joined(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.byID[id]; ok {
+		delete(b.byID, id)
+		for i, o := range b.order {
+			if o == id {
+				b.order = append(b.order[:i:i], b.order[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// check says why id may not register now, nil if it may.
+func (b *syncBackoff) check(id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e, ok := b.byID[id]
+	if !ok {
+		return nil
+	}
+	if left := e.until.Sub(b.now()); left > 0 {
+		return fmt.Errorf("%w (%v left)", ErrSyncBackoff, left.Round(time.Second))
+	}
+	return nil
+}
