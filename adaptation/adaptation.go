@@ -57,6 +57,7 @@ type Adaptation struct {
 	changes      changeFeed
 	admission    *admission // external connections registering
 	syncBackoff  *syncBackoff
+	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 
 	mu       sync.Mutex // guards the fields below
 	started  bool
@@ -123,6 +124,7 @@ func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 		return nil, ErrAlreadyStarted
 	}
 	a.registry.open()
+	a.updateCalls.start()
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel, a.runCtx = cancel, runCtx
 	a.started = true
@@ -178,7 +180,9 @@ const (
 // that was joining is still inside the runtime's SyncFn (which may wait for
 // a lock Stop's caller holds, as containerd's does): it returns
 // ErrStopAbandoned, and that plugin is dropped without joining once SyncFn
-// returns. Start may be called again.
+// returns. The same holds for a plugin's UpdateContainers inside the
+// runtime's UpdateFn: Stop waits for it within ctx, and once Stop began no
+// new one is handed to UpdateFn. Start may be called again.
 func (a *Adaptation) Stop(ctx context.Context) error {
 	a.mu.Lock()
 	if !a.started {
@@ -191,6 +195,7 @@ func (a *Adaptation) Stop(ctx context.Context) error {
 	a.mu.Unlock()
 
 	cancel()
+	a.updateCalls.stop()
 	if l != nil {
 		_ = l.Close()
 	}
@@ -200,9 +205,19 @@ func (a *Adaptation) Stop(ctx context.Context) error {
 		defer done()
 	}
 	a.shutdownAll(ctx, a.registry.drain(), ReasonRuntimeStopping)
-	err := waitOrGiveUp(ctx, &a.wg)
+	err := a.waitForStop(ctx)
 	a.opts.metrics.PluginCount(0)
 	return err
+}
+
+// waitForStop waits, within ctx and its grace, for the goroutines of the
+// handshakes and watchers and for the UpdateFn calls in progress.
+func (a *Adaptation) waitForStop(ctx context.Context) error {
+	const lockHint = " has not returned (does it wait for a lock held by Stop's caller?)"
+	handshakes, updates := make(chan error, 1), make(chan error, 1)
+	go func() { handshakes <- waitOrGiveUp(ctx, &a.wg, "the runtime's SyncFn"+lockHint) }()
+	go func() { updates <- waitOrGiveUp(ctx, &a.updateCalls.wg, "the runtime's UpdateFn"+lockHint) }()
+	return errors.Join(<-handshakes, <-updates)
 }
 
 func (a *Adaptation) shutdownAll(ctx context.Context, plugins []*plugin, reason string) {

@@ -44,8 +44,9 @@ var (
 	ErrConflict = errors.New("nrikit: conflicting adjustments")
 	// ErrStopAbandoned: Stop returned with plugins still joining, because
 	// the runtime's SyncFn did not return in time (typically it waits for
-	// a lock that Stop's caller holds). They are dropped, without joining,
-	// once SyncFn returns.
+	// a lock that Stop's caller holds), or with a plugin's updates still in
+	// the runtime's UpdateFn. Plugins still joining are dropped, without
+	// joining, once SyncFn returns; UpdateFn calls end on their own.
 	ErrStopAbandoned = errors.New("nrikit: stopped with plugins still joining")
 )
 

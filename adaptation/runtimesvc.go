@@ -86,6 +86,10 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 		return nil, err
 	}
 	defer release()
+	if err := s.a.updateCalls.enter(); err != nil {
+		return nil, err
+	}
+	defer s.a.updateCalls.leave()
 	failed, err := s.a.updateFn(ctx, updates)
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")

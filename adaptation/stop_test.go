@@ -123,3 +123,47 @@ func TestStopDuringStart(t *testing.T) {
 		t.Error("something listens on the socket after an interrupted Start")
 	}
 }
+
+// TestStopWhileUpdateFnWaitsForTheCallersLock: a plugin's UpdateContainers
+// inside the runtime's UpdateFn, waiting for the lock that Stop's caller
+// holds (as containerd's UpdateFn does), cannot be interrupted: Stop returns
+// by its deadline with ErrStopAbandoned, naming UpdateFn, rather than
+// pretending everything has ended.
+func TestStopWhileUpdateFnWaitsForTheCallersLock(t *testing.T) {
+	var runtimeMu sync.Mutex
+	inUpdateFn := make(chan struct{})
+	var once sync.Once
+	e := newEnv(t)
+	e.store.onUpdate = func(context.Context, []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
+		once.Do(func() { close(inUpdateFn) })
+		runtimeMu.Lock()
+		defer runtimeMu.Unlock()
+		return nil, nil
+	}
+	e.start()
+	runtimeMu.Lock() // the runtime is in its Stop path, holding its mutex
+	e.external("10", "updater", testplugin.Config{Flood: &testplugin.Flood{Count: 1}})
+	select {
+	case <-inUpdateFn:
+	case <-time.After(waitLimit):
+		runtimeMu.Unlock()
+		t.Fatal("the plugin's update never reached UpdateFn")
+	}
+	stopped := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		stopped <- e.a.Stop(ctx)
+	}()
+	var err error
+	select {
+	case err = <-stopped:
+	case <-time.After(waitLimit):
+		runtimeMu.Unlock()
+		t.Fatal("Stop did not return while UpdateFn waited for the lock its caller holds")
+	}
+	runtimeMu.Unlock()
+	if !errors.Is(err, adaptation.ErrStopAbandoned) || !strings.Contains(err.Error(), "UpdateFn") {
+		t.Errorf("Stop returned %v, want ErrStopAbandoned naming UpdateFn", err)
+	}
+}

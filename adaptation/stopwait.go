@@ -16,7 +16,7 @@ const closingGrace = time.Second
 // handshake inside the runtime's SyncFn, which nrikit cannot interrupt: its
 // context is cancelled, so once SyncFn returns, the plugin fails its sync
 // and is dropped without joining.
-func waitOrGiveUp(ctx context.Context, wg *sync.WaitGroup) error {
+func waitOrGiveUp(ctx context.Context, wg *sync.WaitGroup, why string) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -33,6 +33,6 @@ func waitOrGiveUp(ctx context.Context, wg *sync.WaitGroup) error {
 	case <-done:
 		return nil
 	case <-grace.C:
-		return fmt.Errorf("%w: the runtime's SyncFn has not returned (does it wait for a lock held by Stop's caller?)", ErrStopAbandoned)
+		return fmt.Errorf("%w: %s", ErrStopAbandoned, why)
 	}
 }
