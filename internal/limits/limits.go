@@ -56,6 +56,11 @@ func Adjustment(a *api.ContainerAdjustment) error {
 	if err := Resources(l.Resources); err != nil {
 		return err
 	}
+	for _, d := range l.Devices {
+		if err := device(d); err != nil {
+			return err
+		}
+	}
 	if v := l.OomScoreAdj; v != nil && (v.Value < -1000 || v.Value > 1000) {
 		return refuse("oom_score_adj", "%d outside [-1000, 1000]", v.Value)
 	}
@@ -74,6 +79,15 @@ func Adjustment(a *api.ContainerAdjustment) error {
 		if err := CPUList(n); err != nil {
 			return refuse("memory_policy.nodes", "%v", err)
 		}
+	}
+	return nil
+}
+
+// device refuses negative numbers of a device node (a FIFO has none), which
+// no kernel takes.
+func device(d *api.LinuxDevice) error {
+	if d != nil && d.Type != "p" && (d.Major < 0 || d.Minor < 0) {
+		return refuse("devices["+d.Path+"]", "negative device number %d:%d", d.Major, d.Minor)
 	}
 	return nil
 }

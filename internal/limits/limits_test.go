@@ -31,6 +31,10 @@ func TestAdjustment(t *testing.T) {
 		field string
 	}{
 		{"nil", nil, ""},
+		{"device node 1:3", dev(&api.LinuxDevice{Path: "/dev/null", Type: "c", Major: 1, Minor: 3}), ""},
+		{"device node negative minor", dev(&api.LinuxDevice{Path: "/dev/x0", Type: "c", Major: 10, Minor: -1}), "devices[/dev/x0]"},
+		{"device node negative major", dev(&api.LinuxDevice{Path: "/dev/b", Type: "b", Major: -8}), "devices[/dev/b]"},
+		{"fifo without numbers", dev(&api.LinuxDevice{Path: "/dev/p", Type: "p", Major: -1, Minor: -1}), ""},
 		{"memory limit -1", res(mem(&api.LinuxMemory{Limit: i64(-1)})), ""},
 		{"memory limit 0", res(mem(&api.LinuxMemory{Limit: i64(0)})), ""},
 		{"memory limit -2", res(mem(&api.LinuxMemory{Limit: i64(-2)})), "memory.limit"},
@@ -123,4 +127,8 @@ func FuzzCPUList(f *testing.F) {
 			t.Fatalf("accepted %q", s)
 		}
 	})
+}
+
+func dev(d *api.LinuxDevice) *api.ContainerAdjustment {
+	return &api.ContainerAdjustment{Linux: &api.LinuxContainerAdjustment{Devices: []*api.LinuxDevice{d}}}
 }
