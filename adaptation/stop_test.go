@@ -36,26 +36,7 @@ func TestStopWhileSyncFnWaitsForTheCallersLock(t *testing.T) {
 
 	runtimeMu.Lock() // the runtime is in its Stop path, holding its mutex
 	e.external("10", "joiner", testplugin.Config{})
-	select {
-	case <-inSyncFn:
-	case <-time.After(waitLimit):
-		runtimeMu.Unlock()
-		t.Fatal("the joining plugin never reached SyncFn")
-	}
-	stopped := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		defer cancel()
-		stopped <- e.a.Stop(ctx)
-	}()
-	var err error
-	select {
-	case err = <-stopped:
-	case <-time.After(waitLimit):
-		runtimeMu.Unlock()
-		t.Fatal("Stop did not return while SyncFn waited for the lock its caller holds")
-	}
-	runtimeMu.Unlock()
+	err := stopHoldingTheLock(t, e, &runtimeMu, inSyncFn, "SyncFn")
 	if !errors.Is(err, adaptation.ErrStopAbandoned) {
 		t.Errorf("Stop returned %v, want ErrStopAbandoned", err)
 	}
@@ -143,11 +124,22 @@ func TestStopWhileUpdateFnWaitsForTheCallersLock(t *testing.T) {
 	e.start()
 	runtimeMu.Lock() // the runtime is in its Stop path, holding its mutex
 	e.external("10", "updater", testplugin.Config{Flood: &testplugin.Flood{Count: 1}})
+	err := stopHoldingTheLock(t, e, &runtimeMu, inUpdateFn, "UpdateFn")
+	if !errors.Is(err, adaptation.ErrStopAbandoned) || !strings.Contains(err.Error(), "UpdateFn") {
+		t.Errorf("Stop returned %v, want ErrStopAbandoned naming UpdateFn", err)
+	}
+}
+
+// stopHoldingTheLock calls Stop, with a short deadline, while the test holds
+// runtimeMu and a plugin's call waits for it inside fn (closing reached once
+// there), then releases the lock and returns what Stop returned.
+func stopHoldingTheLock(t *testing.T, e *env, runtimeMu *sync.Mutex, reached <-chan struct{}, fn string) error {
+	t.Helper()
 	select {
-	case <-inUpdateFn:
+	case <-reached:
 	case <-time.After(waitLimit):
 		runtimeMu.Unlock()
-		t.Fatal("the plugin's update never reached UpdateFn")
+		t.Fatalf("the plugin's call never reached %s", fn)
 	}
 	stopped := make(chan error, 1)
 	go func() {
@@ -155,15 +147,12 @@ func TestStopWhileUpdateFnWaitsForTheCallersLock(t *testing.T) {
 		defer cancel()
 		stopped <- e.a.Stop(ctx)
 	}()
-	var err error
+	defer runtimeMu.Unlock()
 	select {
-	case err = <-stopped:
+	case err := <-stopped:
+		return err
 	case <-time.After(waitLimit):
-		runtimeMu.Unlock()
-		t.Fatal("Stop did not return while UpdateFn waited for the lock its caller holds")
-	}
-	runtimeMu.Unlock()
-	if !errors.Is(err, adaptation.ErrStopAbandoned) || !strings.Contains(err.Error(), "UpdateFn") {
-		t.Errorf("Stop returned %v, want ErrStopAbandoned naming UpdateFn", err)
+		t.Fatalf("Stop did not return while %s waited for the lock its caller holds", fn)
+		return nil
 	}
 }
