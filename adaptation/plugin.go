@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/guard"
 )
 
 // pluginKind is how a plugin came to be connected.
@@ -74,6 +75,7 @@ type plugin struct {
 	rev          *revision             // the protocol revision it speaks
 	violation    atomic.Pointer[error] // the protocol error that dropped it
 	log          *logrus.Entry
+	slowLog      *guard.Limiter // lines about answers late but in time
 }
 
 func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport, log *logrus.Entry) *plugin {
@@ -90,6 +92,7 @@ func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn tr
 		closed:       make(chan struct{}),
 		rev:          revV1alpha1,
 		log:          log.WithField("plugin", id),
+		slowLog:      newSlowLog(),
 	}
 }
 
@@ -146,6 +149,7 @@ func (p *plugin) isClosed() bool {
 // counted from now: waiting for an earlier request of a slow plugin counts
 // against it, so a plugin cannot stretch an event beyond its deadline.
 func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(context.Context) error) error {
+	start := time.Now()
 	callerFirst := callerDeadlineFirst(ctx, timeout)
 	if p.inProcess() {
 		ctx = withOwnDeadline(ctx, time.Now().Add(timeout))
@@ -165,6 +169,7 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 	}
 	err := boundedText(fn(ctx))
 	if err == nil {
+		p.noteSlow(start, timeout)
 		return nil
 	}
 	if ctx.Err() != nil {

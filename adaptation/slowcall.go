@@ -1,0 +1,35 @@
+package adaptation
+
+import (
+	"time"
+
+	"github.com/nrikit/nrikit/internal/guard"
+)
+
+// A plugin that always answers, but late, is never dropped, yet every event
+// it takes costs the node that long. An answer after more than half its
+// timeout is logged, at most once per slowLogWindow per plugin, so that an
+// operator sees which plugin it is before it starts timing out.
+const slowLogWindow = time.Minute
+
+func newSlowLog() *guard.Limiter { return guard.NewLimiter(1, slowLogWindow) }
+
+// noteSlow logs a call of p that succeeded after more than half of timeout.
+func (p *plugin) noteSlow(start time.Time, timeout time.Duration) {
+	took := time.Since(start)
+	if 2*took <= timeout {
+		return
+	}
+	ok, suppressed := p.slowLog.Allow()
+	if !ok {
+		return
+	}
+	log := p.log.WithField("took", took.Round(time.Millisecond)).WithField("timeout", timeout)
+	if event := p.eventInFlight(); event != "" {
+		log = log.WithField("event", event)
+	}
+	if suppressed > 0 {
+		log = log.WithField("suppressed", suppressed)
+	}
+	log.Warn("nrikit: plugin answered after more than half its timeout")
+}
