@@ -3,6 +3,7 @@ package adaptation_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -47,7 +48,9 @@ func TestUpdatesWithoutResourcesAreDropped(t *testing.T) {
 		cg.apply(updates)
 		return err
 	}
+	var updateFnCalls atomic.Int32
 	e.store.onUpdate = func(_ context.Context, updates []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) {
+		updateFnCalls.Add(1)
 		cg.apply(updates)
 		return nil, nil
 	}
@@ -68,6 +71,16 @@ func TestUpdatesWithoutResourcesAreDropped(t *testing.T) {
 	rsp := &api.UpdateContainersResponse{}
 	if err := proto.Unmarshal(p.response(3).GetPayload(), rsp); err != nil || len(rsp.GetFailed()) != 0 {
 		t.Errorf("UpdateContainers answered %v (%v), want no failed update", rsp, err)
+	}
+	// Nothing with resources: UpdateFn is not called at all.
+	p.send(p.runtime, ttrpcMessage(5, 1, 0, call(runtimeService, "UpdateContainers", &api.UpdateContainersRequest{
+		Update: []*api.ContainerUpdate{{ContainerId: "only-empty"}},
+	})))
+	if err := proto.Unmarshal(p.response(5).GetPayload(), rsp); err != nil || len(rsp.GetFailed()) != 0 {
+		t.Errorf("UpdateContainers answered %v (%v), want no failed update", rsp, err)
+	}
+	if n := updateFnCalls.Load(); n != 1 {
+		t.Errorf("UpdateFn called %d times, want once (for the call with an update to apply)", n)
 	}
 	// The raw plugin synchronized too: its snapshot had no updates.
 	if got := cg.list(); !equal(got, []string{"sync-cpu", "unsolicited-cpu"}) {

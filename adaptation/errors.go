@@ -47,7 +47,7 @@ var (
 	// a lock that Stop's caller holds), or with a plugin's updates still in
 	// the runtime's UpdateFn. Plugins still joining are dropped, without
 	// joining, once SyncFn returns; UpdateFn calls end on their own.
-	ErrStopAbandoned = errors.New("nrikit: stopped with plugins still joining")
+	ErrStopAbandoned = errors.New("nrikit: Stop returned before the runtime's callbacks did")
 )
 
 // Causes of a plugin's failure to join, in logs and PluginChange reasons

@@ -29,14 +29,11 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	if err != nil {
 		err = withExitStatus(withTrunkError(err, conn), conn)
 		conn.close()
-		return &PluginError{Plugin: candidateID(cand), Op: "register", Err: err}
+		return &PluginError{Plugin: refusedID(cand, reg), Op: "register", Err: err}
 	}
 	kind, idx, name, config := kindExternal, reg.GetPluginIdx(), reg.GetPluginName(), ""
 	if cand != nil {
 		kind, idx, name, config = kindPreinstalled, cand.Index, cand.Name, cand.Config
-	} else if err := a.mayRegister(api.PluginID(idx, name)); err != nil {
-		conn.close()
-		return &PluginError{Plugin: api.PluginID(idx, name), Op: "register", Err: err}
 	}
 	rev := rs.rev.revision()
 	p := newPlugin(idx, name, kind, conn.service(rev), conn, a.log)
@@ -72,9 +69,6 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 			a.syncBackoff.timedOut(p.id)
 		}
 		return a.abandon(p, "synchronize", err)
-	}
-	if p.kind == kindExternal {
-		a.syncBackoff.joined(p.id)
 	}
 	a.leaveIfViolated(p)
 	a.watch(ctx, p)
@@ -170,6 +164,16 @@ func exitNote(t transport) string {
 // unregistered stands for an external plugin that failed before it said
 // who it is.
 const unregistered = "unregistered"
+
+// refusedID names a plugin whose registration failed: by its file for a
+// pre-installed one, by the identity it asked for when that is a valid one
+// (refused for another reason), "unregistered" otherwise.
+func refusedID(cand *launch.Candidate, reg *api.RegisterPluginRequest) string {
+	if cand != nil || reg == nil || api.ValidatePluginIdentity(reg.GetPluginIdx(), reg.GetPluginName()) != nil {
+		return candidateID(cand)
+	}
+	return api.PluginID(reg.GetPluginIdx(), reg.GetPluginName())
+}
 
 func candidateID(c *launch.Candidate) string {
 	if c == nil {

@@ -1,13 +1,19 @@
 package adaptation_test
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/interoptest"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
 
@@ -64,4 +70,53 @@ func TestSyncTimeoutBacksOff(t *testing.T) {
 	}
 	e.external("20", "other", testplugin.Config{})
 	e.waitPlugins("20-other")
+}
+
+// TestRefusedStubHearsWhy: a reference-stub plugin refused for an ID the
+// runtime's own plugin holds gets the reason in its RegisterPlugin reply
+// and exits, instead of waiting for ever on a connection cut after a reply
+// that said it registered.
+func TestRefusedStubHearsWhy(t *testing.T) {
+	e := newEnv(t)
+	e.preinstall("10", "policy", testplugin.Config{})
+	e.start()
+	e.waitPlugins("10-policy")
+	cmd := exec.Command(interoptest.Binary(t, "modern"), "-idx", "10", "-name", "policy", "-socket", e.socket, "-log", e.refLog())
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "NRI_") })
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(waitLimit):
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Fatalf("the refused stub did not exit; its output:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "held by a plugin the runtime started") {
+		t.Errorf("the stub's output does not give the reason:\n%s", out.String())
+	}
+	e.waitPlugins("10-policy")
+}
+
+// lockedBuffer collects a process's output, written from os/exec's copier.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -38,6 +38,11 @@ func (s *runtimeService) RegisterPlugin(_ context.Context, req *api.RegisterPlug
 	var err error
 	if s.external {
 		err = api.ValidatePluginIdentity(req.GetPluginIdx(), req.GetPluginName())
+		if err == nil && s.a != nil {
+			// Refused in the reply, so that the plugin hears why: a stub
+			// told it registered, then cut off, waits for ever.
+			err = s.a.mayRegister(api.PluginID(req.GetPluginIdx(), req.GetPluginName()))
+		}
 	}
 	first := false
 	s.once.Do(func() {
@@ -81,6 +86,9 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	if s.a.updateFn == nil {
 		return &api.UpdateContainersResponse{Failed: append(updates, unnamed...)}, nil
 	}
+	if len(updates) == 0 {
+		return &api.UpdateContainersResponse{Failed: unnamed}, nil // nothing to take the runtime's lock for
+	}
 	release, err := s.handOver(ctx, p)
 	if err != nil {
 		return nil, err
@@ -99,6 +107,7 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 
 // await waits for the plugin's registration, at most timeout; lost is the
 // connection's end, and unanswered counts the plugin's calls not answered.
+// A refused registration is returned with its error.
 func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost <-chan struct{}, unanswered func() (int, <-chan struct{})) (*api.RegisterPluginRequest, error) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
@@ -108,7 +117,7 @@ func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost 
 			// The connection is closed at once, but not before the reply
 			// saying why is on its way.
 			waitAnswered(ctx, t.C, lost, unanswered)
-			return nil, fmt.Errorf("%w: %w", errRegistration, r.err)
+			return r.req, fmt.Errorf("%w: %w", errRegistration, r.err)
 		}
 		return r.req, nil
 	case <-t.C:

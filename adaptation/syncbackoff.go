@@ -11,7 +11,9 @@ import (
 // that lets its Synchronize time out holds every event back for the sync
 // timeout; reconnecting in a loop, it would do so again and again. After
 // such a timeout, that index and name may not register again for a while,
-// doubling with each timeout in a row (a successful join forgets them).
+// doubling with each timeout that comes within syncBackoffMax of the last.
+// Joining in between does not reset it: a plugin could otherwise join for a
+// moment after each timeout and keep its back-off at the first step.
 const (
 	syncBackoffFirst = 10 * time.Second
 	syncBackoffMax   = 5 * time.Minute
@@ -31,6 +33,7 @@ type syncBackoff struct {
 }
 
 type backoffEntry struct {
+	last  time.Time // of the latest timeout
 	until time.Time
 	next  time.Duration
 }
@@ -43,13 +46,16 @@ func newSyncBackoff() *syncBackoff {
 func (b *syncBackoff) timedOut(id string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := b.now()
 	e, known := b.byID[id]
 	if !known {
-		e.next = syncBackoffFirst
 		b.order = append(b.order, id)
 		b.evictLocked()
 	}
-	e.until = b.now().Add(e.next)
+	if !known || now.Sub(e.last) > syncBackoffMax {
+		e.next = syncBackoffFirst
+	}
+	e.last, e.until = now, now.Add(e.next)
 	e.next = min(2*e.next, syncBackoffMax)
 	b.byID[id] = e
 }
@@ -58,21 +64,6 @@ func (b *syncBackoff) evictLocked() {
 	for len(b.order) > syncBackoffKept {
 		delete(b.byID, b.order[0])
 		b.order = b.order[1:]
-	}
-}
-
-// joined forgets id's timeouts.
-func (b *syncBackoff) joined(id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if _, ok := b.byID[id]; ok {
-		delete(b.byID, id)
-		for i, o := range b.order {
-			if o == id {
-				b.order = append(b.order[:i:i], b.order[i+1:]...)
-				break
-			}
-		}
 	}
 }
 

@@ -33,10 +33,19 @@ func TestSyncBackoff(t *testing.T) {
 	if refused("10-slow") {
 		t.Fatal("the back-off grew past its maximum")
 	}
+	// Joining in between does not reset the doubling; a quiet spell does.
 	b.timedOut("10-slow")
-	b.joined("10-slow")
+	clock = clock.Add(syncBackoffMax)
+	b.timedOut("10-slow")
+	clock = clock.Add(syncBackoffFirst)
+	if !refused("10-slow") {
+		t.Fatal("a timeout soon after the last one went back to the first back-off")
+	}
+	clock = clock.Add(2 * syncBackoffMax)
+	b.timedOut("10-slow")
+	clock = clock.Add(syncBackoffFirst)
 	if refused("10-slow") {
-		t.Fatal("still refused after joining")
+		t.Fatal("after a quiet spell the back-off did not start over")
 	}
 	for i := range syncBackoffKept + 10 {
 		b.timedOut(fmt.Sprintf("%d-flood", i))
