@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -293,7 +294,11 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 			continue
 		}
 		pid := peerPID(conn)
-		leave, ok := a.admission.enter(pid)
+		var evicted atomic.Bool
+		leave, ok := a.admission.enter(pid, func() {
+			evicted.Store(true)
+			_ = conn.Close()
+		})
 		if !ok {
 			_ = conn.Close()
 			a.logRefusedConnection(pid)
@@ -302,28 +307,31 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			err := a.connectSocket(ctx, conn, nil, nil)
+			err := a.connectSocket(ctx, conn, nil, nil, leave)
 			leave()
+			if err != nil && evicted.Load() {
+				err = &PluginError{Plugin: unregistered, Op: "register", Err: errEvicted}
+			}
 			a.joinFailed(ctx, kindExternal, pid, err)
 		}()
 	}
 }
 
 // logRefusedConnection says, a few times per window, that a connection was
-// refused because too many are registering.
+// refused because its process has its share of places.
 func (a *Adaptation) logRefusedConnection(pid int) {
 	ok, suppressed := a.admission.refusedLog.Allow()
 	if !ok {
 		return
 	}
-	log := a.log.WithField("limit", MaxRegisteringConnections).WithField("limit_per_process", MaxRegisteringConnectionsPerPID)
+	log := a.log.WithField("limit_per_process", MaxRegisteringConnectionsPerPID)
 	if pid != 0 {
 		log = log.WithField("pid", pid)
 	}
 	if suppressed > 0 {
 		log = log.WithField("suppressed", suppressed)
 	}
-	log.Warn("nrikit: refused a plugin connection: too many connections are registering")
+	log.Warn("nrikit: refused a plugin connection: its process has too many connections registering")
 }
 
 // waitOrDone waits d unless ctx ends first; it reports whether ctx is alive.

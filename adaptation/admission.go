@@ -1,34 +1,50 @@
 package adaptation
 
 import (
+	"errors"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/nrikit/nrikit/internal/guard"
 )
 
-// Bounds on external connections that have not finished their handshake.
-// Each holds a mux, a ttrpc server and a few goroutines until it registers
-// or its registration timeout passes, so without a bound a local client
-// opening connections it never uses runs the runtime out of descriptors
-// and memory. A node runs tens of plugins, each connecting once; one
-// process gets a share, so that another's flood does not keep it out.
+// Bounds on external connections that have not registered yet. Each holds a
+// mux, a ttrpc server and a few goroutines until it registers or its
+// registration timeout passes, so without a bound a local client opening
+// connections it never uses runs the runtime out of descriptors and memory.
+// A node runs tens of plugins, each connecting once and registering at
+// once. When all places are taken, the oldest connection still silent makes
+// room for the new one: a flood of idle connections cannot keep out a
+// plugin that registers, since it leaves the count the moment it does. One
+// process gets a share, beyond which its own new connections are refused.
 const (
 	MaxRegisteringConnections       = 128
 	MaxRegisteringConnectionsPerPID = 16
 )
 
-// admission counts connections in their handshake, in all and per peer
-// process (pid 0 where the OS does not tell, counted in all only).
+// errEvicted ends a connection that had not registered when all places were
+// taken and a newer one came.
+var errEvicted = errors.New("nrikit: closed before registering, to make room for a newer connection: " +
+	"too many connections were registering at once")
+
+// admission counts connections that have not registered, in all and per
+// peer process (pid 0 where the OS does not tell, counted in all only).
 type admission struct {
-	mu    sync.Mutex
-	total int
-	byPID map[int]int
+	mu      sync.Mutex
+	waiting []*admitted // oldest first
+	byPID   map[int]int
 	// refusedLog and unregisteredLog bound, across all peers, the lines
 	// about refused connections and about connections that failed to
 	// register: each connection is new, so no per-connection limit holds
 	// a flood of them back.
 	refusedLog, unregisteredLog *guard.Limiter
+}
+
+// admitted is one connection's place; evict closes the connection.
+type admitted struct {
+	pid   int
+	evict func()
 }
 
 func newAdmission() *admission {
@@ -37,28 +53,50 @@ func newAdmission() *admission {
 		unregisteredLog: guard.NewLimiter(10, 10*time.Second)}
 }
 
-// enter takes a place for a connection from pid; leave gives it back.
-func (ad *admission) enter(pid int) (leave func(), ok bool) {
+// enter takes a place for a connection from pid, closing the oldest one
+// still waiting when all are taken; leave gives it back (called once the
+// connection registered or failed to). It fails when pid has its share.
+func (ad *admission) enter(pid int, evict func()) (leave func(), ok bool) {
 	ad.mu.Lock()
-	defer ad.mu.Unlock()
-	if ad.total >= MaxRegisteringConnections || (pid != 0 && ad.byPID[pid] >= MaxRegisteringConnectionsPerPID) {
+	if pid != 0 && ad.byPID[pid] >= MaxRegisteringConnectionsPerPID {
+		ad.mu.Unlock()
 		return nil, false
 	}
-	ad.total++
+	var oldest *admitted
+	if len(ad.waiting) >= MaxRegisteringConnections {
+		oldest = ad.waiting[0]
+		ad.removeLocked(oldest)
+	}
+	a := &admitted{pid: pid, evict: evict}
+	ad.waiting = append(ad.waiting, a)
 	if pid != 0 {
 		ad.byPID[pid]++
 	}
-	return func() { ad.leave(pid) }, true
+	ad.mu.Unlock()
+	if oldest != nil {
+		oldest.evict()
+	}
+	var once sync.Once
+	return func() { once.Do(func() { ad.leave(a) }) }, true
 }
 
-func (ad *admission) leave(pid int) {
+func (ad *admission) leave(a *admitted) {
 	ad.mu.Lock()
 	defer ad.mu.Unlock()
-	ad.total--
-	if pid == 0 {
+	ad.removeLocked(a)
+}
+
+// removeLocked takes a out, if it is still there (an evicted one is not).
+func (ad *admission) removeLocked(a *admitted) {
+	i := slices.Index(ad.waiting, a)
+	if i < 0 {
 		return
 	}
-	if ad.byPID[pid]--; ad.byPID[pid] == 0 {
-		delete(ad.byPID, pid)
+	ad.waiting = slices.Delete(ad.waiting, i, i+1)
+	if a.pid == 0 {
+		return
+	}
+	if ad.byPID[a.pid]--; ad.byPID[a.pid] == 0 {
+		delete(ad.byPID, a.pid)
 	}
 }

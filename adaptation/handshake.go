@@ -13,8 +13,8 @@ import (
 
 // connectSocket registers, configures and synchronizes the plugin on trunk.
 // cand and proc are set for pre-installed plugins, whose identity comes from
-// their file name.
-func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.Candidate, proc *launch.Process) error {
+// their file name. registered, if set, is called once the plugin registered.
+func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.Candidate, proc *launch.Process, registered func()) error {
 	rs := newRuntimeService(a, cand == nil)
 	rs.rev.stopping = ctx.Done()
 	conn, err := dialSocketConn(trunk, proc, rs, &a.opts, candidateID(cand))
@@ -30,6 +30,9 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		err = withExitStatus(withTrunkError(err, conn), conn)
 		conn.close()
 		return &PluginError{Plugin: refusedID(cand, reg), Op: "register", Err: err}
+	}
+	if registered != nil {
+		registered()
 	}
 	kind, idx, name, config := kindExternal, reg.GetPluginIdx(), reg.GetPluginName(), ""
 	if cand != nil {

@@ -60,5 +60,5 @@ func (a *Adaptation) launch(ctx context.Context, c launch.Candidate) {
 		a.joinFailed(ctx, kindPreinstalled, 0, &PluginError{Plugin: c.ID(), Op: "start", Err: err})
 		return
 	}
-	a.joinFailed(ctx, kindPreinstalled, proc.Pid(), a.connectSocket(ctx, proc.Conn(), &c, proc))
+	a.joinFailed(ctx, kindPreinstalled, proc.Pid(), a.connectSocket(ctx, proc.Conn(), &c, proc, nil))
 }

@@ -58,7 +58,7 @@ func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
 		a.joinFailed(runCtx, kindPreinstalled, 0, err)
 		return err
 	}
-	err = a.connectSocket(runCtx, proc.Conn(), &cand, proc)
+	err = a.connectSocket(runCtx, proc.Conn(), &cand, proc, nil)
 	a.joinFailed(runCtx, kindPreinstalled, proc.Pid(), err)
 	return err
 }
