@@ -295,7 +295,7 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 		}
 		pid := peerPID(conn)
 		var evicted atomic.Bool
-		leave, ok := a.admission.enter(pid, func() {
+		registered, leave, ok := a.admission.enter(pid, func() {
 			evicted.Store(true)
 			_ = conn.Close()
 		})
@@ -307,7 +307,7 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			err := a.connectSocket(ctx, conn, nil, nil, leave)
+			err := a.connectSocket(ctx, conn, nil, nil, registered)
 			leave()
 			if err != nil && evicted.Load() {
 				err = &PluginError{Plugin: unregistered, Op: "register", Err: errEvicted}
@@ -318,20 +318,21 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 }
 
 // logRefusedConnection says, a few times per window, that a connection was
-// refused because its process has its share of places.
+// refused: its process has its share of places, or every place is held by
+// a plugin joining.
 func (a *Adaptation) logRefusedConnection(pid int) {
 	ok, suppressed := a.admission.refusedLog.Allow()
 	if !ok {
 		return
 	}
-	log := a.log.WithField("limit_per_process", MaxRegisteringConnectionsPerPID)
+	log := a.log.WithField("limit", MaxRegisteringConnections).WithField("limit_per_process", MaxRegisteringConnectionsPerPID)
 	if pid != 0 {
 		log = log.WithField("pid", pid)
 	}
 	if suppressed > 0 {
 		log = log.WithField("suppressed", suppressed)
 	}
-	log.Warn("nrikit: refused a plugin connection: its process has too many connections registering")
+	log.Warn("nrikit: refused a plugin connection: too many connections registering (from its process, or plugins joining)")
 }
 
 // waitOrDone waits d unless ctx ends first; it reports whether ctx is alive.

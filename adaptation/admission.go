@@ -9,15 +9,16 @@ import (
 	"github.com/nrikit/nrikit/internal/guard"
 )
 
-// Bounds on external connections that have not registered yet. Each holds a
-// mux, a ttrpc server and a few goroutines until it registers or its
-// registration timeout passes, so without a bound a local client opening
-// connections it never uses runs the runtime out of descriptors and memory.
-// A node runs tens of plugins, each connecting once and registering at
-// once. When all places are taken, the oldest connection still silent makes
-// room for the new one: a flood of idle connections cannot keep out a
-// plugin that registers, since it leaves the count the moment it does. One
-// process gets a share, beyond which its own new connections are refused.
+// Bounds on external connections in their handshake (until the plugin has
+// joined or failed). Each holds a mux, a ttrpc server and a few goroutines,
+// so without a bound a local client opening connections it never uses runs
+// the runtime out of descriptors and memory. A node runs tens of plugins,
+// each connecting once and registering at once. When all places are taken,
+// the oldest connection that has not registered makes room for the new one:
+// a flood of idle connections cannot keep out a plugin that registers. Only
+// when every place is held by a plugin that registered and is still joining
+// is a new connection refused. One process gets a share, beyond which its
+// own new connections are refused.
 const (
 	MaxRegisteringConnections       = 128
 	MaxRegisteringConnectionsPerPID = 16
@@ -43,8 +44,9 @@ type admission struct {
 
 // admitted is one connection's place; evict closes the connection.
 type admitted struct {
-	pid   int
-	evict func()
+	pid        int
+	evict      func()
+	registered bool // under admission.mu: no longer evictable
 }
 
 func newAdmission() *admission {
@@ -54,17 +56,22 @@ func newAdmission() *admission {
 }
 
 // enter takes a place for a connection from pid, closing the oldest one
-// still waiting when all are taken; leave gives it back (called once the
-// connection registered or failed to). It fails when pid has its share.
-func (ad *admission) enter(pid int, evict func()) (leave func(), ok bool) {
+// that has not registered when all are taken. registered marks the
+// connection registered; leave gives its place back once its handshake
+// ended. It fails when pid has its share, or every place is held by a
+// registered plugin.
+func (ad *admission) enter(pid int, evict func()) (registered, leave func(), ok bool) {
 	ad.mu.Lock()
 	if pid != 0 && ad.byPID[pid] >= MaxRegisteringConnectionsPerPID {
 		ad.mu.Unlock()
-		return nil, false
+		return nil, nil, false
 	}
 	var oldest *admitted
 	if len(ad.waiting) >= MaxRegisteringConnections {
-		oldest = ad.waiting[0]
+		if oldest = ad.oldestUnregisteredLocked(); oldest == nil {
+			ad.mu.Unlock()
+			return nil, nil, false
+		}
 		ad.removeLocked(oldest)
 	}
 	a := &admitted{pid: pid, evict: evict}
@@ -77,7 +84,22 @@ func (ad *admission) enter(pid int, evict func()) (leave func(), ok bool) {
 		oldest.evict()
 	}
 	var once sync.Once
-	return func() { once.Do(func() { ad.leave(a) }) }, true
+	return func() { ad.markRegistered(a) }, func() { once.Do(func() { ad.leave(a) }) }, true
+}
+
+func (ad *admission) oldestUnregisteredLocked() *admitted {
+	for _, a := range ad.waiting {
+		if !a.registered {
+			return a
+		}
+	}
+	return nil
+}
+
+func (ad *admission) markRegistered(a *admitted) {
+	ad.mu.Lock()
+	defer ad.mu.Unlock()
+	a.registered = true
 }
 
 func (ad *admission) leave(a *admitted) {

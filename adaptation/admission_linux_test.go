@@ -31,7 +31,7 @@ func TestRegisteringConnectionsAreBounded(t *testing.T) {
 	if _, err := over.Read(make([]byte, 1)); err != io.EOF {
 		t.Fatalf("a connection over the share: read %v, want EOF (closed by the runtime)", err)
 	}
-	e.waitLoggedLine("nrikit: refused a plugin connection: its process has too many connections registering", nil)
+	e.waitLoggedLine("nrikit: refused a plugin connection: too many connections registering (from its process, or plugins joining)", nil)
 
 	e.external("10", "other", testplugin.Config{})
 	e.waitPlugins("10-other")
