@@ -372,7 +372,11 @@ func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, e
 func (a *Adaptation) logJoinFailed(change PluginChange) {
 	log := a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason})
 	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == "register") {
-		ok, suppressed := a.admission.unregisteredLog.Allow()
+		limit := a.admission.unregisteredLog
+		if change.Plugin != unregistered {
+			limit = a.admission.namedLog
+		}
+		ok, suppressed := limit.Allow()
 		if !ok {
 			return
 		}

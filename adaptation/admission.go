@@ -35,11 +35,13 @@ type admission struct {
 	mu      sync.Mutex
 	waiting []*admitted // oldest first
 	byPID   map[int]int
-	// refusedLog and unregisteredLog bound, across all peers, the lines
-	// about refused connections and about connections that failed to
-	// register: each connection is new, so no per-connection limit holds
-	// a flood of them back.
-	refusedLog, unregisteredLog *guard.Limiter
+	// refusedLog, unregisteredLog and namedLog bound, across all peers, the
+	// lines about refused connections, about connections that failed
+	// before naming a valid plugin, and about those refused under a valid
+	// name (an ID the runtime's own plugin holds, a sync back-off): each
+	// connection is new, so no per-connection limit holds a flood of them
+	// back, and a flood of one kind does not hide the other.
+	refusedLog, unregisteredLog, namedLog *guard.Limiter
 }
 
 // admitted is one connection's place; evict closes the connection.
@@ -52,7 +54,8 @@ type admitted struct {
 func newAdmission() *admission {
 	return &admission{byPID: map[int]int{},
 		refusedLog:      guard.NewLimiter(10, 10*time.Second),
-		unregisteredLog: guard.NewLimiter(10, 10*time.Second)}
+		unregisteredLog: guard.NewLimiter(10, 10*time.Second),
+		namedLog:        guard.NewLimiter(10, 10*time.Second)}
 }
 
 // enter takes a place for a connection from pid, closing the oldest one
