@@ -114,9 +114,12 @@ func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost 
 	select {
 	case r := <-s.result:
 		if r.err != nil {
-			// The connection is closed at once, but not before the reply
-			// saying why is on its way.
+			// The connection is closed, but not before the reply saying
+			// why is on its way, and the plugin had a moment to read it:
+			// a reference stub whose connection ends before it took the
+			// reply off it sees only "ttrpc: closed".
 			waitAnswered(ctx, t.C, lost, unanswered)
+			waitClosedByPeer(ctx, lost, refusalGrace)
 			return r.req, fmt.Errorf("%w: %w", errRegistration, r.err)
 		}
 		return r.req, nil
@@ -126,6 +129,22 @@ func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost 
 		return nil, fmt.Errorf("%w: connection closed before registration", errRegistration)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: %w", errRegistration, ctx.Err())
+	}
+}
+
+// refusalGrace is how long a refused plugin has to read why and hang up
+// before nrikit closes its connection.
+const refusalGrace = time.Second
+
+// waitClosedByPeer waits until the peer closes the connection, at most
+// grace.
+func waitClosedByPeer(ctx context.Context, lost <-chan struct{}, grace time.Duration) {
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-lost:
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
 
