@@ -321,16 +321,13 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 // refused: its process has its share of places, or every place is held by
 // a plugin joining.
 func (a *Adaptation) logRefusedConnection(pid int) {
-	ok, suppressed := a.admission.refusedLog.Allow()
+	log, ok := allowLine(a.admission.refusedLog, a.log)
 	if !ok {
 		return
 	}
-	log := a.log.WithField("limit", MaxRegisteringConnections).WithField("limit_per_process", MaxRegisteringConnectionsPerPID)
+	log = log.WithField("limit", MaxRegisteringConnections).WithField("limit_per_process", MaxRegisteringConnectionsPerPID)
 	if pid != 0 {
 		log = log.WithField("pid", pid)
-	}
-	if suppressed > 0 {
-		log = log.WithField("suppressed", suppressed)
 	}
 	log.Warn("nrikit: refused a plugin connection: too many connections registering (from its process, or plugins joining)")
 }
@@ -376,12 +373,9 @@ func (a *Adaptation) logJoinFailed(change PluginChange) {
 		if change.Plugin != unregistered {
 			limit = a.admission.namedLog
 		}
-		ok, suppressed := limit.Allow()
-		if !ok {
+		var ok bool
+		if log, ok = allowLine(limit, log); !ok {
 			return
-		}
-		if suppressed > 0 {
-			log = log.WithField("suppressed", suppressed)
 		}
 	}
 	if change.PID != 0 {

@@ -152,7 +152,7 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 	start := time.Now()
 	callerFirst := callerDeadlineFirst(ctx, timeout)
 	if p.inProcess() {
-		ctx = withOwnDeadline(ctx, time.Now().Add(timeout))
+		ctx = withOwnDeadline(ctx, start.Add(timeout))
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrPluginTimeout)
 	defer cancel()

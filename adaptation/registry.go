@@ -61,7 +61,7 @@ func (r *registry) join(p *plugin) (replaced *plugin, err error) {
 	if r.closed {
 		return nil, errStopping
 	}
-	if q := r.holderLocked(p.id); q != nil && !replaceable(q, p) {
+	if q := r.holderLocked(p.id); q != nil && !replaceable(q, p.kind) {
 		return nil, idTaken(q)
 	}
 	list := make([]*plugin, 0, len(r.list)+1)
@@ -82,7 +82,7 @@ func (r *registry) join(p *plugin) (replaced *plugin, err error) {
 func (r *registry) checkID(id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if q := r.holderLocked(id); q != nil && q.kind != kindExternal {
+	if q := r.holderLocked(id); q != nil && !replaceable(q, kindExternal) {
 		return idTaken(q)
 	}
 	return nil
@@ -97,10 +97,10 @@ func (r *registry) holderLocked(id string) *plugin {
 	return nil
 }
 
-// replaceable: a new instance of a plugin replaces the old one only where
-// both are external; the runtime's own plugins are started once, at Start.
-func replaceable(old, p *plugin) bool {
-	return old.kind == kindExternal && p.kind == kindExternal
+// replaceable: a new instance of kind replaces old only where both are
+// external; the runtime's own plugins are started once, at Start.
+func replaceable(old *plugin, kind pluginKind) bool {
+	return old.kind == kindExternal && kind == kindExternal
 }
 
 func idTaken(holder *plugin) error {

@@ -73,7 +73,7 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 		case u == nil:
 		case u.GetContainerId() == "":
 			unnamed = append(unnamed, u)
-		case u.GetLinux().GetResources() != nil:
+		case hasResources(u):
 			updates = append(updates, u)
 		}
 	}

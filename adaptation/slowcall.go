@@ -20,16 +20,13 @@ func (p *plugin) noteSlow(start time.Time, timeout time.Duration) {
 	if 2*took <= timeout {
 		return
 	}
-	ok, suppressed := p.slowLog.Allow()
+	log, ok := allowLine(p.slowLog, p.log)
 	if !ok {
 		return
 	}
-	log := p.log.WithField("took", took.Round(time.Millisecond)).WithField("timeout", timeout)
+	log = log.WithField("took", took.Round(time.Millisecond)).WithField("timeout", timeout)
 	if event := p.eventInFlight(); event != "" {
 		log = log.WithField("event", event)
-	}
-	if suppressed > 0 {
-		log = log.WithField("suppressed", suppressed)
 	}
 	log.Warn("nrikit: plugin answered after more than half its timeout")
 }

@@ -58,7 +58,7 @@ func checkUnsolicited(p *plugin, updates []*api.ContainerUpdate) error {
 // nothing to apply, and runtime code that converts them with ToOCI (which
 // gives nil for none) would dereference nil.
 func withResources(updates []*api.ContainerUpdate) []*api.ContainerUpdate {
-	return slices.DeleteFunc(updates, func(u *api.ContainerUpdate) bool {
-		return u.GetLinux().GetResources() == nil
-	})
+	return slices.DeleteFunc(updates, func(u *api.ContainerUpdate) bool { return !hasResources(u) })
 }
+
+func hasResources(u *api.ContainerUpdate) bool { return u.GetLinux().GetResources() != nil }

@@ -3,13 +3,9 @@
 package sockpair
 
 import (
-	"errors"
 	"os"
 	"syscall"
 )
-
-// errUnsupported is never returned here.
-var errUnsupported = errors.New("sockpair: no unix socket pairs on this OS")
 
 // files sets close-on-exec under ForkLock, as os/exec expects, since not
 // every OS has SOCK_CLOEXEC.

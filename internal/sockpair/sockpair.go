@@ -1,10 +1,14 @@
 package sockpair
 
 import (
+	"errors"
 	"net"
 	"os"
 	"testing"
 )
+
+// errUnsupported: this OS has no unix socket pairs; the test is skipped.
+var errUnsupported = errors.New("sockpair: no unix socket pairs on this OS")
 
 // Files returns both ends of a new socket pair as close-on-exec files,
 // closed when the test ends.
