@@ -104,6 +104,9 @@ func (g *Guest) instantiate(ctx context.Context, code []byte) error {
 	if err := g.instantiateHost(ctx); err != nil {
 		return fmt.Errorf("nrikit: host functions: %w", err)
 	}
+	if err := checkBounds(code); err != nil {
+		return fmt.Errorf("nrikit: WASM plugin %q: malformed module: %w", g.cfg.Path, err)
+	}
 	cm, err := g.runtime.CompileModule(ctx, code)
 	if err != nil {
 		return fmt.Errorf("nrikit: compile WASM plugin: %w", err)
