@@ -359,15 +359,15 @@ func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, e
 	if errors.As(err, &perr) {
 		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
 	}
-	a.logJoinFailed(change)
+	a.logJoinFailed(change, err)
 	a.changes.send(change)
 }
 
 // logJoinFailed logs why a plugin did not join. Failures of external
 // connections before or at registration are logged a few times per window:
 // any local client can cause them at will.
-func (a *Adaptation) logJoinFailed(change PluginChange) {
-	log := a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason})
+func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
+	log := withStack(a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason}), err)
 	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == "register") {
 		limit := a.admission.unregisteredLog
 		if change.Plugin != unregistered {

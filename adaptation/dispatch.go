@@ -165,7 +165,12 @@ func (a *Adaptation) drop(p *plugin, phase string, f failure) {
 	if f == failLost {
 		reason += exitNote(p.conn)
 	}
-	p.log.WithField("reason", reason).Warn("nrikit: plugin dropped")
+	log := p.log
+	if pe := panicOf(p); pe != nil {
+		reason += ": " + pe.Error()
+		log = log.WithField("stack", pe.Stack)
+	}
+	log.WithField("reason", reason).Warn("nrikit: plugin dropped")
 	a.reportLeft(p, phase, reason)
 }
 

@@ -45,20 +45,21 @@ func Recover(err *error) {
 }
 
 // hook is the test hook of Inject.
-var hook atomic.Pointer[func(place string)]
+var hook atomic.Pointer[func(place, subject string)]
 
 // Inject calls the test hook, if one is set, with the name of the place
-// that calls it; the hook panics to test that place's recovery. Without a
-// hook it costs one atomic load.
-func Inject(place string) {
+// that calls it and what it works on (a plugin's ID, a method; "" where the
+// place does not know); the hook panics to test that place's recovery.
+// Without a hook it costs one atomic load.
+func Inject(place, subject string) {
 	if h := hook.Load(); h != nil {
-		(*h)(place)
+		(*h)(place, subject)
 	}
 }
 
 // SetHook sets the hook Inject calls, for a test, and returns a function that
 // removes it. Tests that set it must not run in parallel with each other.
-func SetHook(fn func(place string)) (remove func()) {
+func SetHook(fn func(place, subject string)) (remove func()) {
 	hook.Store(&fn)
 	return func() { hook.Store(nil) }
 }

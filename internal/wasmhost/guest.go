@@ -93,7 +93,7 @@ func (g *Guest) instantiateSafely(ctx context.Context, code []byte) (err error) 
 		}
 	}()
 	defer panics.Recover(&err)
-	panics.Inject("wasmhost.load")
+	panics.Inject("wasmhost.load", g.cfg.ID)
 	return g.instantiate(ctx, code)
 }
 
@@ -211,7 +211,7 @@ func (g *Guest) callSafely(ctx context.Context, export string, fn wapi.Function,
 		}
 	}()
 	defer panics.Recover(&err)
-	panics.Inject("wasmhost.call")
+	panics.Inject("wasmhost.call", g.cfg.ID)
 	return g.call(ctx, export, fn, req)
 }
 

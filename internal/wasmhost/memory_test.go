@@ -78,7 +78,7 @@ func TestPanicInCallEndsTheGuest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	defer panics.SetHook(func(place string) {
+	defer panics.SetHook(func(place, _ string) {
 		if place == "wasmhost.call" {
 			panic("injected")
 		}
@@ -109,7 +109,7 @@ func TestPanicInCallEndsTheGuest(t *testing.T) {
 func TestPanicInLoadFailsTheLoad(t *testing.T) {
 	code := wasmtest.Module{Memory: true, MinPages: 1, Version: 1, Malloc: 16}.Bytes()
 	path := writeModule(t, "mem", code)
-	defer panics.SetHook(func(place string) {
+	defer panics.SetHook(func(place, _ string) {
 		if place == "wasmhost.load" {
 			panic("injected")
 		}

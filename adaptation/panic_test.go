@@ -1,0 +1,106 @@
+package adaptation_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/internal/panics"
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+// injectPanic makes the first pass through place, for subject ("" for
+// any; a suffix of it will do), panic, until the test ends.
+func injectPanic(t *testing.T, place, subject string) {
+	var once sync.Once
+	t.Cleanup(panics.SetHook(func(at, on string) {
+		if at == place && strings.HasSuffix(on, subject) {
+			once.Do(func() { panic("injected at " + place) })
+		}
+	}))
+}
+
+// panicEnv starts two healthy process plugins, 10-first and 20-second.
+func panicEnv(t *testing.T, more ...adaptation.Option) (*env, *changeLog) {
+	changes := newChangeLog()
+	e := newEnv(t, append(more, adaptation.WithPluginChanges(changes.add))...)
+	e.preinstall("10", "first", testplugin.Config{})
+	e.preinstall("20", "second", testplugin.Config{})
+	e.start()
+	e.waitPlugins("10-first", "20-second")
+	return e, changes
+}
+
+// expectPanicDrop checks that id was dropped for the panic, reported so, and
+// logged with the panic's stack.
+func (e *env) expectPanicDrop(t *testing.T, changes *changeLog, id, place string) {
+	t.Helper()
+	reason := e.waitDropped(id)
+	if !strings.Contains(reason, "nrikit: panic: injected at "+place) {
+		t.Errorf("%s dropped for %q, want the panic", id, reason)
+	}
+	expectChanges(t, changes, id, [2]string{"joined", ""}, [2]string{"left", "nrikit: panic: injected at " + place})
+	for _, entry := range e.logged(logrus.Fields{"plugin": id}) {
+		if entry.Message == "nrikit: plugin dropped" {
+			if stack, _ := entry.Data["stack"].(string); !strings.Contains(stack, "goroutine") {
+				t.Errorf("the drop's log line has no stack: %v", entry.Data)
+			}
+		}
+	}
+}
+
+// A panic in a call to a plugin (in code its reply steers: decoding,
+// merging) drops that plugin; the event goes on, and the other plugin gets
+// every event.
+func TestPanicInPluginCallDropsThatPlugin(t *testing.T) {
+	e, changes := panicEnv(t)
+	injectPanic(t, "plugin.call", "10-first")
+	runLifecycle(t, e.a, "pp")
+	e.expectPanicDrop(t, changes, "10-first", "plugin.call")
+	if got := e.events("second"); !equal(got, fullLifecycleEvents) {
+		t.Errorf("the other plugin got %v", got)
+	}
+	if got := e.events("first"); len(got) != 0 {
+		t.Errorf("the dropped plugin got %v", got)
+	}
+}
+
+// A panic in a connection's reader, in code the peer's bytes steer, drops
+// the plugin on that connection: the first reply read after it is armed is
+// 10-first's answer to RunPodSandbox.
+func TestPanicInConnectionReaderDropsThatPlugin(t *testing.T) {
+	e, changes := panicEnv(t)
+	injectPanic(t, "mux.read", "")
+	runLifecycle(t, e.a, "pr")
+	e.expectPanicDrop(t, changes, "10-first", "mux.read")
+	if got := e.events("second"); !equal(got, fullLifecycleEvents) {
+		t.Errorf("the other plugin got %v", got)
+	}
+}
+
+// A panic in the Runtime service a plugin calls fails that plugin's
+// registration, with the panic as the reason (under "unregistered": it
+// never completed); the plugins already there keep getting events.
+func TestPanicInRuntimeServiceFailsThatPlugin(t *testing.T) {
+	e, changes := panicEnv(t)
+	injectPanic(t, "runtime.serve", "/RegisterPlugin")
+	e.external("30", "ext", testplugin.Config{})
+	got := changes.waitFor(t, "unregistered", 1)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "failed register:") || !strings.Contains(got[0], "nrikit: panic: injected at runtime.serve") {
+		t.Fatalf("changes %q, want a failed registration for the panic", got)
+	}
+	logged := e.logged(logrus.Fields{"plugin": "unregistered", "phase": "register"})
+	if len(logged) != 1 || !strings.Contains(fmt.Sprint(logged[0].Data["stack"]), "recoverServed") {
+		t.Errorf("the failure's log lines %v, want one with the panic's stack", logged)
+	}
+	runLifecycle(t, e.a, "ps")
+	for _, name := range []string{"first", "second"} {
+		if got := e.events(name); !equal(got, fullLifecycleEvents) {
+			t.Errorf("%s got %v", name, got)
+		}
+	}
+}
