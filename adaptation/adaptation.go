@@ -90,7 +90,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		syncBackoff:    newSyncBackoff(),
 	}
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
-	a.changes.fn = o.changes
+	a.changes.fn, a.changes.log = o.changes, o.logger
 	a.lifecycle.init()
 	return a, nil
 }

@@ -165,11 +165,7 @@ func (a *Adaptation) drop(p *plugin, phase string, f failure) {
 	if f == failLost {
 		reason += exitNote(p.conn)
 	}
-	log := p.log
-	if pe := panicOf(p); pe != nil {
-		reason += ": " + pe.Error()
-		log = log.WithField("stack", pe.Stack)
-	}
+	reason, log := withPanic(p, reason)
 	log.WithField("reason", reason).Warn("nrikit: plugin dropped")
 	a.reportLeft(p, phase, reason)
 }

@@ -104,3 +104,28 @@ func TestPanicInRuntimeServiceFailsThatPlugin(t *testing.T) {
 		}
 	}
 }
+
+// A panic in the runtime's PluginChanges callback, on the report that a
+// plugin joined, drops that plugin, reported as it leaves; the process and
+// the other plugin go on.
+func TestPanicInPluginChangesCallbackDropsThatPlugin(t *testing.T) {
+	changes := newChangeLog()
+	e := newEnv(t, adaptation.WithPluginChanges(changes.add))
+	injectPanic(t, "changes.send", "10-first")
+	e.preinstall("10", "first", testplugin.Config{})
+	e.preinstall("20", "second", testplugin.Config{})
+	e.start()
+	e.waitPlugins("20-second")
+	reason := e.waitDropped("10-first")
+	if reason != "nrikit: panic: injected at changes.send" {
+		t.Errorf("dropped for %q", reason)
+	}
+	expectChanges(t, changes, "10-first", [2]string{"left :", "nrikit: panic: injected at changes.send"})
+	if n := len(e.logged(logrus.Fields{"plugin": "10-first", "change": adaptation.PluginJoined})); n != 1 {
+		t.Errorf("%d log lines about the callback's panic, want 1", n)
+	}
+	runLifecycle(t, e.a, "pc")
+	if got := e.events("second"); !equal(got, fullLifecycleEvents) {
+		t.Errorf("the other plugin got %v", got)
+	}
+}

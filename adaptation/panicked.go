@@ -3,6 +3,7 @@ package adaptation
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/containerd/ttrpc"
 	"github.com/sirupsen/logrus"
@@ -44,6 +45,21 @@ func panicOf(p *plugin) *panics.Error {
 	return nil
 }
 
+// withPanic adds the panic that ended p, if one did, to the reason p is
+// dropped for, and its stack to the log line that says so.
+func withPanic(p *plugin, reason string) (string, *logrus.Entry) {
+	pe := panicOf(p)
+	if pe == nil {
+		return reason, p.log
+	}
+	if strings.HasPrefix(reason, "connection lost") {
+		reason = pe.Error() // it did not simply hang up: nrikit closed it
+	} else {
+		reason += ": " + pe.Error()
+	}
+	return reason, p.log.WithField("stack", pe.Stack)
+}
+
 func panicIn(err error) *panics.Error {
 	var pe *panics.Error
 	if errors.As(err, &pe) {
@@ -62,12 +78,14 @@ func withStack(log *logrus.Entry, err error) *logrus.Entry {
 
 // recoverServed is the interceptor of the Runtime service a plugin calls. A
 // panic in a handler answers the call with an error and closes the
-// plugin's connection, which drops it, or fails its registration. That
-// covers the runtime's UpdateFn too: it runs on ttrpc's goroutine, where the
-// runtime could not recover its own panic.
+// plugin's connection, which drops it, or fails its registration. A panic
+// in the runtime's own UpdateFn is raised again (see byRuntime).
 func (c *socketConn) recoverServed(ctx context.Context, unmarshal ttrpc.Unmarshaler, info *ttrpc.UnaryServerInfo, method ttrpc.Method) (rsp any, err error) {
 	defer func() {
 		if pe := panicIn(err); pe != nil {
+			if own, ok := pe.Value.(runtimePanic); ok {
+				panic(own.value)
+			}
 			c.panicked.CompareAndSwap(nil, pe)
 			_ = c.mux.Close()
 			rsp, err = nil, status.Errorf(codes.Internal, "nrikit: %s failed: %v", info.FullMethod, pe)
@@ -84,4 +102,23 @@ func (c *socketConn) panicOf() *panics.Error {
 		return pe
 	}
 	return panicIn(c.mux.Err())
+}
+
+// runtimePanic carries a panic of the runtime's own callback through the
+// recovery of the plugin call that made nrikit call it.
+type runtimePanic struct{ value any }
+
+// byRuntime runs fn, a call of the runtime's own UpdateFn. A panic in it is
+// the runtime's bug, not the plugin's, and is not recovered: the runtime
+// holds its own lock in UpdateFn, and after a panic there nrikit cannot
+// know whether it still does. Carrying on could leave every later CRI call
+// waiting for that lock; the process ends, as it would had the runtime
+// called its function itself.
+func byRuntime(fn func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			panic(runtimePanic{v})
+		}
+	}()
+	fn()
 }
