@@ -34,12 +34,13 @@ func (p *plugin) run(ctx context.Context, fn func(context.Context) error) (err e
 }
 
 // panicOf is the panic that ended p, if one did: in a call to it, in our
-// service it called, or in its connection's reader.
+// service it called, in its connection's reader, or in the host's code
+// running its WASM guest.
 func panicOf(p *plugin) *panics.Error {
 	if pe := p.panicked.Load(); pe != nil {
 		return pe
 	}
-	if c, ok := p.conn.(*socketConn); ok {
+	if c, ok := p.conn.(interface{ panicOf() *panics.Error }); ok {
 		return c.panicOf()
 	}
 	return nil

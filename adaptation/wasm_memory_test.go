@@ -46,3 +46,24 @@ func TestWASMModuleWithoutMemoryRefused(t *testing.T) {
 		t.Errorf("the healthy plugin left: %q", changes.of("60-proc"))
 	}
 }
+
+// A panic in the host's code during a WASM guest's call ends that guest:
+// it is dropped, reported with the panic, and the plugin beside it gets
+// every event.
+func TestWASMPanicInGuestCallDropsThatGuest(t *testing.T) {
+	changes := newChangeLog()
+	e := newEnv(t, wasmOptions(t, adaptation.WithPluginChanges(changes.add))...)
+	e.wasmPreinstall("wasm", "30", "guest")
+	e.preinstall("60", "proc", testplugin.Config{})
+	e.start()
+	e.waitPlugins("30-guest", "60-proc")
+	injectPanic(t, "wasmhost.call", "30-guest")
+	runLifecycle(t, e.a, "pw")
+	e.expectPanicDrop(t, changes, "30-guest", "wasmhost.call")
+	if got := e.events("proc"); !equal(got, fullLifecycleEvents) {
+		t.Errorf("the plugin beside it got %v", got)
+	}
+	if n := wasmhost.Live(); n != 0 {
+		t.Errorf("%d WASM instances open after the guest was dropped", n)
+	}
+}

@@ -50,8 +50,9 @@ type Guest struct {
 	closeOnce sync.Once
 	dead      chan struct{} // closed once the instance is closed
 	deadOnce  sync.Once
-	why       atomic.Pointer[string] // how the instance ended
-	status    atomic.Pointer[string] // the same, in a few words
+	why       atomic.Pointer[string]     // how the instance ended
+	cause     atomic.Pointer[CrashError] // the crash that ended it
+	status    atomic.Pointer[string]     // the same, in a few words
 }
 
 // Load compiles the module at cfg.Path (or takes it from cfg.Cache),
@@ -186,6 +187,7 @@ func (g *Guest) Call(ctx context.Context, export string, req []byte) ([]byte, er
 	rsp, err := g.callSafely(ctx, export, fn, req)
 	var crash *CrashError
 	if errors.As(err, &crash) {
+		g.cause.CompareAndSwap(nil, crash)
 		g.kill(crash.Error(), statusOf(crash.Err))
 	}
 	return rsp, err
@@ -300,6 +302,10 @@ func (g *Guest) Why() string {
 	}
 	return ""
 }
+
+// Crash is the crash that ended the instance; nil while it lives or when
+// Close ended it.
+func (g *Guest) Crash() *CrashError { return g.cause.Load() }
 
 // Status says in a few words how a crash ended the instance ("exited with
 // code 2", "trapped", "stopped at its deadline"); "" while it lives or when

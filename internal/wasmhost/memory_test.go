@@ -97,8 +97,8 @@ func TestPanicInCallEndsTheGuest(t *testing.T) {
 	default:
 		t.Fatal("the guest lives on after a panic in its call")
 	}
-	if g.Status() != "made the host panic" {
-		t.Errorf("status %q", g.Status())
+	if g.Status() != "made the host panic" || g.Crash() == nil || !errors.As(g.Crash(), &p) {
+		t.Errorf("status %q, crash %v: want the panic recorded", g.Status(), g.Crash())
 	}
 	if _, err := g.Call(context.Background(), "plugin_configure", nil); !errors.Is(err, ErrDead) {
 		t.Errorf("next call: %v, want ErrDead", err)
