@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -127,5 +128,25 @@ func TestPanicInPluginChangesCallbackDropsThatPlugin(t *testing.T) {
 	runLifecycle(t, e.a, "pc")
 	if got := e.events("second"); !equal(got, fullLifecycleEvents) {
 		t.Errorf("the other plugin got %v", got)
+	}
+}
+
+// waitDropped waits for the log line of a plugin's drop and returns its reason.
+func (e *env) waitDropped(id string) string {
+	e.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		changed := e.logSignal.changed()
+		for _, entry := range e.logged(logrus.Fields{"plugin": id}) {
+			if entry.Message == "nrikit: plugin dropped" {
+				reason, _ := entry.Data["reason"].(string)
+				return reason
+			}
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			e.t.Fatalf("%s was not dropped", id)
+		}
 	}
 }
