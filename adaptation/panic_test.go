@@ -106,6 +106,32 @@ func TestPanicInRuntimeServiceFailsThatPlugin(t *testing.T) {
 	}
 }
 
+// A panic while the Runtime service handles a plugin's unsolicited update
+// drops that plugin; the other keeps getting events.
+func TestPanicInUnsolicitedUpdateDropsThatPlugin(t *testing.T) {
+	changes := newChangeLog()
+	e := newEnv(t, adaptation.WithPluginChanges(changes.add))
+	injectPanic(t, "runtime.serve", "/UpdateContainers")
+	e.preinstall("10", "first", testplugin.Config{Flood: &testplugin.Flood{Count: 1}})
+	e.preinstall("20", "second", testplugin.Config{})
+	e.start()
+	// The update comes once the plugin answered Synchronize, which may be
+	// before it joined: it then fails to join instead of leaving.
+	got := changes.waitFor(t, "10-first", 1)
+	if got[0] == "joined : " {
+		got = changes.waitFor(t, "10-first", 2)[1:]
+	}
+	if !strings.HasPrefix(got[0], "left") && !strings.HasPrefix(got[0], "failed synchronize:") ||
+		!strings.Contains(got[0], "nrikit: panic: injected at runtime.serve") {
+		t.Errorf("10-first: change %q, want it gone for the panic", got[0])
+	}
+	e.waitPlugins("20-second")
+	runLifecycle(t, e.a, "pu")
+	if got := e.events("second"); !equal(got, fullLifecycleEvents) {
+		t.Errorf("the other plugin got %v", got)
+	}
+}
+
 // A panic in the runtime's PluginChanges callback, on the report that a
 // plugin joined, drops that plugin, reported as it leaves; the process and
 // the other plugin go on.
