@@ -70,39 +70,54 @@ func TestPanicInPluginCallDropsThatPlugin(t *testing.T) {
 	}
 }
 
-// A panic in a connection's reader, in code the peer's bytes steer, drops
-// the plugin on that connection: the first reply read after it is armed is
-// 10-first's answer to RunPodSandbox.
+// A panic in a connection's readers, in code the peer's bytes steer (the
+// mux's trunk reader, the guard over the ttrpc client), drops the plugin on
+// that connection: the first reply read after it is armed is 10-first's
+// answer to RunPodSandbox.
 func TestPanicInConnectionReaderDropsThatPlugin(t *testing.T) {
-	e, changes := panicEnv(t)
-	injectPanic(t, "mux.read", "")
-	runLifecycle(t, e.a, "pr")
-	e.expectPanicDrop(t, changes, "10-first", "mux.read")
-	if got := e.events("second"); !equal(got, fullLifecycleEvents) {
-		t.Errorf("the other plugin got %v", got)
+	for _, place := range []struct{ at, on string }{{"mux.read", ""}, {"guard.read", "client"}} {
+		t.Run(place.at, func(t *testing.T) {
+			e, changes := panicEnv(t)
+			injectPanic(t, place.at, place.on)
+			runLifecycle(t, e.a, "pr")
+			e.expectPanicDrop(t, changes, "10-first", place.at)
+			if got := e.events("second"); !equal(got, fullLifecycleEvents) {
+				t.Errorf("the other plugin got %v", got)
+			}
+		})
 	}
 }
 
-// A panic in the Runtime service a plugin calls fails that plugin's
-// registration, with the panic as the reason (under "unregistered": it
-// never completed); the plugins already there keep getting events.
+// A panic in the Runtime service a plugin calls (its handler, the pump that
+// bounds the calls it has pending, the guard that reads them) fails that
+// plugin's registration, with the panic as the reason (under
+// "unregistered": it never completed); the plugins already there keep
+// getting events.
 func TestPanicInRuntimeServiceFailsThatPlugin(t *testing.T) {
-	e, changes := panicEnv(t)
-	injectPanic(t, "runtime.serve", "/RegisterPlugin")
-	e.external("30", "ext", testplugin.Config{})
-	got := changes.waitFor(t, "unregistered", 1)
-	if len(got) != 1 || !strings.HasPrefix(got[0], "failed register:") || !strings.Contains(got[0], "nrikit: panic: injected at runtime.serve") {
-		t.Fatalf("changes %q, want a failed registration for the panic", got)
-	}
-	logged := e.logged(logrus.Fields{"plugin": "unregistered", "phase": "register"})
-	if len(logged) != 1 || !strings.Contains(fmt.Sprint(logged[0].Data["stack"]), "recoverServed") {
-		t.Errorf("the failure's log lines %v, want one with the panic's stack", logged)
-	}
-	runLifecycle(t, e.a, "ps")
-	for _, name := range []string{"first", "second"} {
-		if got := e.events(name); !equal(got, fullLifecycleEvents) {
-			t.Errorf("%s got %v", name, got)
-		}
+	for _, place := range []struct{ at, on, frame string }{
+		{"runtime.serve", "/RegisterPlugin", "recoverServed"},
+		{"callbound.pump", "", "pumpMessages"},
+		{"guard.read", "server", "guard.(*Conn).next"},
+	} {
+		t.Run(place.at, func(t *testing.T) {
+			e, changes := panicEnv(t)
+			injectPanic(t, place.at, place.on)
+			e.external("30", "ext", testplugin.Config{})
+			got := changes.waitFor(t, "unregistered", 1)
+			if len(got) != 1 || !strings.HasPrefix(got[0], "failed register:") || !strings.Contains(got[0], "nrikit: panic: injected at "+place.at) {
+				t.Fatalf("changes %q, want a failed registration for the panic", got)
+			}
+			logged := e.logged(logrus.Fields{"plugin": "unregistered", "phase": "register"})
+			if len(logged) != 1 || !strings.Contains(fmt.Sprint(logged[0].Data["stack"]), place.frame) {
+				t.Errorf("the failure's log lines %v, want one with the panic's stack", logged)
+			}
+			runLifecycle(t, e.a, "ps")
+			for _, name := range []string{"first", "second"} {
+				if got := e.events(name); !equal(got, fullLifecycleEvents) {
+					t.Errorf("%s got %v", name, got)
+				}
+			}
+		})
 	}
 }
 

@@ -87,14 +87,23 @@ func (c *socketConn) recoverServed(ctx context.Context, unmarshal ttrpc.Unmarsha
 			if own, ok := pe.Value.(runtimePanic); ok {
 				panic(own.value)
 			}
-			c.panicked.CompareAndSwap(nil, pe)
-			_ = c.mux.Close()
+			c.fail(pe)
 			rsp, err = nil, status.Errorf(codes.Internal, "nrikit: %s failed: %v", info.FullMethod, pe)
 		}
 	}()
 	defer panics.Recover(&err)
 	panics.Inject("runtime.serve", info.FullMethod)
 	return method(ctx, unmarshal)
+}
+
+// fail ends the connection for a panic in code its peer steered: its
+// plugin is dropped, or fails to join, for it. The mux's reader never waits
+// for the goroutine that calls this, so closing here cannot wait on itself.
+func (c *socketConn) fail(err error) {
+	if pe := panicIn(err); pe != nil {
+		c.panicked.CompareAndSwap(nil, pe)
+		_ = c.mux.Close()
+	}
 }
 
 // panicOf is the panic that ended the connection, if one did.

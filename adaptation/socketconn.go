@@ -70,8 +70,8 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeServic
 		c.peer = peerPID(trunk)
 	}
 	c.peerLog = newPeerLog(o.logger.WithFields(logrus.Fields{"plugin": name, "pid": c.pid()}))
-	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation})
-	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation})
+	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation, Failed: c.fail})
+	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation, Failed: c.fail})
 	c.client = ttrpc.NewClient(c.calls, o.clientOpts...)
 	l := newConnListener(c.served, m.Done())
 	c.wg.Add(1)
@@ -79,7 +79,7 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeServic
 		defer c.wg.Done()
 		// ttrpc's server logs through the logger its context carries.
 		logger := o.logger.WithField("pid", c.pid())
-		_ = server.Serve(log.WithLogger(context.Background(), logger), boundedListener{l})
+		_ = server.Serve(log.WithLogger(context.Background(), logger), &boundedListener{l, c.fail}) // a pointer: ttrpc keys a map by it
 	}()
 	m.Unblock()
 	return c, nil
