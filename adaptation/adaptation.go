@@ -79,6 +79,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 			return nil, err
 		}
 	}
+	o.metrics = guardMetrics(o.metrics, o.logger)
 	a := &Adaptation{
 		runtimeName:    runtimeName,
 		runtimeVersion: runtimeVersion,

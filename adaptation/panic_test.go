@@ -1,6 +1,7 @@
 package adaptation_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
@@ -188,6 +190,76 @@ func (e *env) waitDropped(id string) string {
 		case <-changed:
 		case <-deadline:
 			e.t.Fatalf("%s was not dropped", id)
+		}
+	}
+}
+
+// panickingHandler panics in CreateContainer, as a built-in plugin with a
+// bug might on a request it did not expect.
+type panickingHandler struct{ *testplugin.Handler }
+
+func (panickingHandler) CreateContainer(context.Context, *api.CreateContainerRequest) (*api.CreateContainerResponse, error) {
+	panic("injected at builtin")
+}
+
+// A built-in plugin's handler that panics is dropped like any plugin whose
+// call panicked; the process and the other plugin go on.
+func TestPanicInBuiltinHandlerDropsThatPlugin(t *testing.T) {
+	probe := newEnv(t)
+	inner := probe.builtin("10", "buggy", testplugin.Config{})
+	inner.Handler = panickingHandler{inner.Handler.(*testplugin.Handler)}
+	changes := newChangeLog()
+	e := newEnvAt(t, probe, adaptation.WithBuiltinPlugins(inner), adaptation.WithPluginChanges(changes.add))
+	e.preinstall("20", "second", testplugin.Config{})
+	e.start()
+	e.waitPlugins("10-buggy", "20-second")
+	runLifecycle(t, e.a, "pb")
+	e.expectPanicDrop(t, changes, "10-buggy", "builtin")
+	if got := e.events("second"); !equal(got, fullLifecycleEvents) {
+		t.Errorf("the other plugin got %v", got)
+	}
+}
+
+// panickingMetrics panics the first time a call of plugin's is recorded.
+type panickingMetrics struct {
+	*recordingMetrics
+	plugin string
+	once   sync.Once
+}
+
+func (m *panickingMetrics) PluginInvoked(plugin string, ev api.Event, o adaptation.Outcome, took time.Duration) {
+	if plugin == m.plugin {
+		m.once.Do(func() { panic("injected at metrics") })
+	}
+	m.recordingMetrics.PluginInvoked(plugin, ev, o, took)
+}
+
+// A panic in the runtime's metrics recorder, called with a plugin's name on
+// the event path, is logged with its stack and loses that measurement; no
+// plugin is blamed for the recorder's bug, and every event goes on.
+func TestPanicInMetricsRecorderIsLogged(t *testing.T) {
+	m := &panickingMetrics{recordingMetrics: newRecordingMetrics(), plugin: "10-first"}
+	e, changes := panicEnv(t, adaptation.WithMetrics(m))
+	runLifecycle(t, e.a, "pm")
+	logged := e.logged(logrus.Fields{"plugin": "10-first"})
+	found := false
+	for _, entry := range logged {
+		if entry.Message == "nrikit: the runtime's metrics recorder panicked" &&
+			strings.Contains(fmt.Sprint(entry.Data["stack"]), "recordSafely") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no log line with the recorder's panic and its stack")
+	}
+	for _, name := range []string{"first", "second"} {
+		if got := e.events(name); !equal(got, fullLifecycleEvents) {
+			t.Errorf("%s got %v", name, got)
+		}
+	}
+	for _, c := range changes.all() {
+		if c.Change != adaptation.PluginJoined {
+			t.Errorf("change %+v: no plugin should have left", c)
 		}
 	}
 }
