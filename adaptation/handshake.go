@@ -39,7 +39,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		kind, idx, name, config = kindPreinstalled, cand.Index, cand.Name, cand.Config
 	}
 	rev := rs.rev.revision()
-	p := newPlugin(idx, name, kind, conn.service(rev), conn, a.log)
+	p := a.newPlugin(idx, name, kind, conn.service(rev), conn)
 	p.speak(rev)
 	p.config = config
 	conn.registered(p.log)
