@@ -34,6 +34,7 @@ type options struct {
 	pluginPath       string
 	pluginConfigPath string
 	socketPath       string
+	socketGroup      *socketGroup // nil: the socket is its owner's alone
 	disableConnect   bool
 	registration     time.Duration
 	request          time.Duration
