@@ -43,7 +43,8 @@ func WithContextLogger(l ContextLogger) Option {
 // WithLoggerFromContext makes nrikit log a line about a call the runtime
 // made (an event method, Start, Stop) to fn(ctx) of that call's context, so
 // the line carries the fields the runtime keeps in it (containerd/log's G
-// fits); nrikit's own fields are added. Other lines go to
+// fits); nrikit's own fields are added, except where fn(ctx) has a field of
+// the same name. Other lines go to
 // fn(context.Background()). It replaces WithLogger and WithContextLogger
 // given before it.
 func WithLoggerFromContext(fn func(context.Context) *logrus.Entry) Option {
@@ -63,17 +64,27 @@ func WithLoggerFromContext(fn func(context.Context) *logrus.Entry) Option {
 // withCallContext is base for a line about a call the runtime made with
 // ctx: the runtime's entry for ctx with base's fields added, when the
 // runtime gave a way to get one; base carrying ctx otherwise (a logrus hook
-// of the runtime's may read it).
+// of the runtime's may read it). Where both have a field, the context's
+// value is kept: base also holds what the runtime's entry for
+// context.Background() had, which must not hide the caller's value.
 func withCallContext(ctx context.Context, fromContext func(context.Context) *logrus.Entry, base *logrus.Entry) *logrus.Entry {
 	if ctx == nil {
 		return base
 	}
-	if fromContext != nil {
-		if e := fromContext(ctx); e != nil {
-			return e.WithFields(base.Data).WithContext(ctx)
+	if fromContext == nil {
+		return base.WithContext(ctx)
+	}
+	e := fromContext(ctx)
+	if e == nil {
+		return base.WithContext(ctx)
+	}
+	added := make(logrus.Fields, len(base.Data))
+	for k, v := range base.Data {
+		if _, set := e.Data[k]; !set {
+			added[k] = v
 		}
 	}
-	return base.WithContext(ctx)
+	return e.WithFields(added).WithContext(ctx)
 }
 
 // logCtx is a.log for a line about a call the runtime made with ctx.

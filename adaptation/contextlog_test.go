@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
@@ -85,6 +86,29 @@ func TestLoggerFromContextCarriesTheCallersFields(t *testing.T) {
 			t.Errorf("a line of nrikit's own got a caller's field: %v", line.Data)
 		}
 	}
+}
+
+// TestLoggerFromContextOnADrop: the line about a plugin dropped for timing
+// out on an event carries the event caller's fields.
+func TestLoggerFromContextOnADrop(t *testing.T) {
+	logger, hook := logtest.NewNullLogger()
+	fromContext := func(ctx context.Context) *logrus.Entry {
+		return logrus.NewEntry(logger).WithField("request", requestOf(ctx))
+	}
+	e := newEnv(t, adaptation.WithLoggerFromContext(fromContext), adaptation.WithRequestTimeout(300*time.Millisecond))
+	e.start()
+	e.external("10", "hanger", testplugin.Config{Behaviours: map[string]testplugin.Behaviour{
+		"CreateContainer": {Hang: true},
+	}})
+	e.waitPlugins("10-hanger")
+	pod := testPod("dr")
+	ctx := withRequest(context.Background(), "create-3")
+	req := &adaptation.CreateContainerRequest{Pod: pod, Container: testContainer("dr-c", pod)}
+	if _, err := e.a.CreateContainer(ctx, req); err != nil {
+		t.Fatalf("CreateContainer failed for a plugin's timeout under the default policy: %v", err)
+	}
+	assertLine(t, hook, "nrikit: plugin dropped",
+		logrus.Fields{"request": "create-3", "plugin": "10-hanger", "reason": "timeout during CreateContainer"})
 }
 
 func assertLine(t *testing.T, hook *logtest.Hook, msg string, want logrus.Fields) {

@@ -111,7 +111,7 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	keep := f == failError || f == failRejected || f == failTimeout && p.policy.KeepConnected && !connectionLost(p.conn)
 	log.Warn(policyMessage(failureText(f, err), f, keep, fails, p.policy.KeepConnected))
 	if !keep {
-		a.drop(p, ev.Name(), f)
+		a.drop(ctx, p, ev.Name(), f)
 	}
 	if fails {
 		return perr
@@ -147,8 +147,9 @@ func policyMessage(what string, f failure, keep, fails, keptByPolicy bool) strin
 }
 
 // drop removes p from the dispatch list and disconnects it, because of f
-// during the event phase (empty when its connection broke while idle).
-func (a *Adaptation) drop(p *plugin, phase string, f failure) {
+// during the event phase (empty when its connection broke while idle); ctx
+// is the event's, for the log line.
+func (a *Adaptation) drop(ctx context.Context, p *plugin, phase string, f failure) {
 	removed := a.registry.remove(p)
 	a.forget(p)
 	// Closing kills a launched plugin that still runs, so that its exit
@@ -165,7 +166,7 @@ func (a *Adaptation) drop(p *plugin, phase string, f failure) {
 	if f == failLost {
 		reason += exitNote(p.conn)
 	}
-	p.log.WithField("reason", reason).Warn("nrikit: plugin dropped")
+	p.logCtx(ctx).WithField("reason", reason).Warn("nrikit: plugin dropped")
 	a.reportLeft(p, phase, reason)
 }
 

@@ -136,7 +136,7 @@ func (a *Adaptation) watch(ctx context.Context, p *plugin) {
 		defer a.wg.Done()
 		select {
 		case <-lost:
-			a.drop(p, p.eventInFlight(), failLost)
+			a.drop(context.Background(), p, p.eventInFlight(), failLost) // noticed by nrikit, not in a runtime's call
 		case <-p.closed:
 		case <-ctx.Done():
 		}
