@@ -52,13 +52,13 @@ func TestBrokenLinksFound(t *testing.T) {
 
 func TestSlug(t *testing.T) {
 	for heading, want := range map[string]string{
-		"What happens when a plugin fails":          "what-happens-when-a-plugin-fails",
-		"Conformance: `nritest --conformance`":      "conformance-nritest---conformance",
+		"What happens when a plugin fails":           "what-happens-when-a-plugin-fails",
+		"Conformance: `nritest --conformance`":       "conformance-nritest---conformance",
 		"Applying adjustments: `adaptation/ocispec`": "applying-adjustments-adaptationocispec",
-		"Locking: what SyncFn and UpdateFn may do":  "locking-what-syncfn-and-updatefn-may-do",
-		"Requests over 4 MiB":                       "requests-over-4-mib",
-		"The [api](api) helpers":                    "the-api-helpers",
-		"snake_case *stays*":                        "snake_case-stays",
+		"Locking: what SyncFn and UpdateFn may do":   "locking-what-syncfn-and-updatefn-may-do",
+		"Requests over 4 MiB":                        "requests-over-4-mib",
+		"The [api](api) helpers":                     "the-api-helpers",
+		"snake_case *stays*":                         "snake_case-stays",
 	} {
 		if got := Slug(heading); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", heading, got, want)
