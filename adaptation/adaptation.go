@@ -18,18 +18,31 @@ import (
 const Version = "v0.12.5"
 
 // SyncFn lists the runtime's pods and containers and hands them to cb. It is
-// called once for every plugin that joins, holding no lock of nrikit's, so
-// it may take the lock the runtime holds while calling the event methods,
-// and list under it or without any lock. Events wait from the moment cb is
-// called until the plugin has joined (setup events give up when their
-// caller's context ends). SyncFn should call cb once before it returns (if
-// it returns nil without calling it, the plugin gets an empty snapshot),
-// and must not call BlockPluginSync, nor the Adaptation's event methods
-// while cb runs or after it returned. Pods still being created may be listed with state
-// POD_SANDBOX_UNKNOWN. nrikit reconciles the lists with what it relayed
-// meanwhile: removed pods and containers are left out, created ones are
-// added or announced right after, and a stop the plugin missed follows its
-// snapshot.
+// called once for every plugin that joins. Pods still being created may be
+// listed with state POD_SANDBOX_UNKNOWN.
+//
+// It is called holding no lock of nrikit's, so it may take the lock the
+// runtime holds while calling the event methods, and list under it or
+// without any lock. Events wait from the moment cb is called until the
+// plugin has joined; setup events whose caller's context ends meanwhile give
+// up.
+//
+// SyncFn should call cb once before it returns: if it returns nil without
+// calling it, the plugin gets an empty snapshot, and a second call is refused.
+// It must not call [Adaptation.BlockPluginSync], nor the Adaptation's event
+// methods while cb runs or after it returned.
+//
+// The lists need not be exact. nrikit reconciles them with whatever it
+// relayed between calling SyncFn and cb (a runtime that lists without a lock
+// lets events through): pods and containers removed meanwhile are left out of
+// the snapshot; containers whose creation finished are added, with their pod
+// announced before them; pods created meanwhile get their RunPodSandbox right
+// after the snapshot; and stops relayed meanwhile of what the snapshot lists
+// as running follow it, in the order they happened.
+//
+// A panic in SyncFn is not recovered, unlike one in code a plugin steers:
+// the runtime may hold its own lock there, and carrying on could leave every
+// later call waiting for it.
 type SyncFn func(ctx context.Context, cb SyncCB) error
 
 // SyncCB synchronizes one plugin with the given state and returns the
@@ -39,6 +52,7 @@ type SyncCB func(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Contai
 // UpdateFn applies container updates that a plugin asked for on its own, and
 // returns those that failed. nrikit calls it holding no lock of its own, so
 // it may take the lock the runtime holds while calling the event methods.
+// A panic in UpdateFn is not recovered, for the same reason as in [SyncFn].
 type UpdateFn func(ctx context.Context, updates []*api.ContainerUpdate) ([]*api.ContainerUpdate, error)
 
 // Adaptation is the runtime side of NRI. Create it with New.
@@ -143,7 +157,7 @@ func (a *Adaptation) startPlugins(runCtx context.Context) (net.Listener, error) 
 	if a.opts.disableConnect || runCtx.Err() != nil {
 		return nil, nil
 	}
-	return listenSocket(a.opts.socketPath)
+	return listenSocket(a.opts.socketPath, a.opts.socketGroup)
 }
 
 // serve accepts external plugins on l, unless Stop ended this start.

@@ -1,6 +1,7 @@
 package adaptation
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -97,7 +98,7 @@ func (a *Adaptation) reportJoined(p *plugin) {
 	close(p.joinReported)
 	if pe := panicIn(err); pe != nil {
 		p.panicked.CompareAndSwap(nil, pe)
-		a.drop(p, "", failLost)
+		a.drop(context.Background(), p, "", failLost) // at registration, in no call of the runtime
 	}
 }
 

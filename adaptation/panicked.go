@@ -47,18 +47,18 @@ func panicOf(p *plugin) *panics.Error {
 }
 
 // withPanic adds the panic that ended p, if one did, to the reason p is
-// dropped for, and its stack to the log line that says so.
-func withPanic(p *plugin, reason string) (string, *logrus.Entry) {
+// dropped for, and its stack to log, the line that says so.
+func withPanic(p *plugin, log *logrus.Entry, reason string) (string, *logrus.Entry) {
 	pe := panicOf(p)
 	if pe == nil {
-		return reason, p.log
+		return reason, log
 	}
 	if strings.HasPrefix(reason, "connection lost") {
 		reason = pe.Error() // it did not simply hang up: nrikit closed it
 	} else {
 		reason += ": " + pe.Error()
 	}
-	return reason, p.log.WithField("stack", pe.Stack)
+	return reason, log.WithField("stack", pe.Stack)
 }
 
 func panicIn(err error) *panics.Error {

@@ -77,7 +77,17 @@ type plugin struct {
 	violation    atomic.Pointer[error]        // the protocol error that dropped it
 	panicked     atomic.Pointer[panics.Error] // the panic a call to it caused
 	log          *logrus.Entry
-	slowLog      *guard.Limiter // lines about answers late but in time
+	// logFromContext, when the runtime gave one, makes the entry of a line
+	// about a call the runtime made (logCtx).
+	logFromContext func(context.Context) *logrus.Entry
+	slowLog        *guard.Limiter // lines about answers late but in time
+}
+
+// newPlugin is newPlugin with the runtime's way to log a call's lines.
+func (a *Adaptation) newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport) *plugin {
+	p := newPlugin(idx, name, kind, svc, conn, a.log)
+	p.logFromContext = a.opts.logFromContext
+	return p
 }
 
 func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport, log *logrus.Entry) *plugin {
@@ -220,7 +230,7 @@ func (p *plugin) shutdown(ctx context.Context, reason string, timeout time.Durat
 			return err
 		})
 		if err != nil && !isUnimplemented(err) {
-			p.log.WithField("reason", reason).WithError(err).Warn("nrikit: plugin did not acknowledge Shutdown; closing its connection")
+			p.logCtx(ctx).WithField("reason", reason).WithError(err).Warn("nrikit: plugin did not acknowledge Shutdown; closing its connection")
 		}
 	}
 	p.closeOnce.Do(func() {
@@ -229,7 +239,7 @@ func (p *plugin) shutdown(ctx context.Context, reason string, timeout time.Durat
 			return
 		}
 		if err := p.conn.stop(ctx); err != nil {
-			p.log.WithError(err).Warn("nrikit: plugin process did not exit in time and was killed")
+			p.logCtx(ctx).WithError(err).Warn("nrikit: plugin process did not exit in time and was killed")
 		}
 	})
 }
