@@ -23,7 +23,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	}
 	pluginDir, source, cleanup, err := pluginSource(cfg)
 	if err != nil {
-		return nil, err
+		return rep.notStarted(err), nil
 	}
 	defer cleanup()
 	rep.PluginSource = source
@@ -38,10 +38,10 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		adaptation.WithPluginCallObserver(tap.observe))
 	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, opts...)
 	if err != nil {
-		return nil, err
+		return rep.notStarted(err), nil
 	}
 	if err := a.Start(ctx); err != nil {
-		return nil, fmt.Errorf("starting the runtime: %w", err)
+		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err)), nil
 	}
 	stopped := false
 	stop := func() {
@@ -68,6 +68,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		st.setPhase(phaseStopping)
 		stop()
 		rep.PluginChanges = changes.reports()
+		rep.SkippedFiles = skippedFiles(rep.PluginChanges)
 		// A plugin that never joined is checked too: it fails.
 		for _, c := range rep.PluginChanges {
 			if _, ok := under[c.Plugin]; !ok && c.Change == string(adaptation.PluginFailed) {
@@ -78,7 +79,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		rep.tally()
 		return rep
 	}
-	if err := startUp(ctx, a, rec, cfg, stderr); err != nil {
+	if err := startUp(ctx, a, rec, changes, cfg, stderr); err != nil {
 		rep.Stopped, rep.Cases = err.Error(), []CaseReport{}
 		return finish(), nil
 	}
@@ -116,6 +117,15 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		rep.Stopped = fmt.Sprintf("interrupted during the script (%v): the cases after it were not run", context.Cause(ctx))
 	}
 	return finish(), nil
+}
+
+// notStarted is the report of a run whose runtime could not start: what
+// stopped it, and empty lists.
+func (r *ConformanceReport) notStarted(err error) *ConformanceReport {
+	r.Stopped = err.Error()
+	r.Cases, r.Results, r.Deprecations = []CaseReport{}, []PluginConformance{}, []DeprecationReport{}
+	r.tally()
+	return r
 }
 
 // runStep makes one call of the script and records it.

@@ -129,7 +129,11 @@ func (p PluginConformance) text(w io.Writer, deps []DeprecationReport) {
 		fmt.Fprintf(w, "  problem: %s\n", pr)
 	}
 	for _, c := range p.Cases {
-		fmt.Fprintf(w, "  %s\t%s\t", c.Case, c.Result)
+		result := c.Result
+		if c.DroppedAtStep > 0 {
+			result += fmt.Sprintf(" (dropped at step %d)", c.DroppedAtStep)
+		}
+		fmt.Fprintf(w, "  %s\t%s\t", c.Case, result)
 		for i, n := range noteLines(c.Notes) {
 			if i > 0 {
 				fmt.Fprint(w, "\n  \t\t")
@@ -195,6 +199,7 @@ func (r *ConformanceReport) textSummary(w io.Writer) {
 	if len(r.Results) == 0 {
 		fmt.Fprint(w, "; no plugin to check")
 	}
+	fmt.Fprint(w, skippedText(r.SkippedFiles))
 	fmt.Fprintln(w)
 	if r.Stopped != "" {
 		fmt.Fprintf(w, "STOPPED EARLY: %s\n", r.Stopped)

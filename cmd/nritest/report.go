@@ -44,10 +44,13 @@ type Report struct {
 	Deprecations  []DeprecationReport  `json:"deprecations"`
 	// Stopped says why the run ended before the lifecycle; the report then
 	// has what was observed until then.
-	Stopped      string `json:"stopped,omitempty"`
-	FailedEvents int    `json:"failed_events"`
-	FailedCalls  int    `json:"failed_calls"` // plugin calls not ok
-	OK           bool   `json:"ok"`
+	Stopped string `json:"stopped,omitempty"`
+	// SkippedFiles are the plugin path's files nrikit did not start, as
+	// "name: reason"; listed, not failures.
+	SkippedFiles []string `json:"skipped_files,omitempty"`
+	FailedEvents int      `json:"failed_events"`
+	FailedCalls  int      `json:"failed_calls"` // plugin calls not ok
+	OK           bool     `json:"ok"`
 }
 
 // EventReport is one lifecycle call of the runtime.
@@ -441,6 +444,7 @@ func (r *Report) textSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "RESULT: %s: %d events (%d failed, %d skipped), %d plugin calls (%d failed); plugins that failed to join or were dropped: %d; deprecations: %s",
 		verdict, len(r.Events), r.FailedEvents, skipped, calls, r.FailedCalls, troubles(r.PluginChanges), deprecated(r.Deprecations))
+	fmt.Fprint(w, skippedText(r.SkippedFiles))
 	if n := len(r.SyncUpdates); n > 0 {
 		fmt.Fprintf(w, "; sync updates: %d (%d failed)", n, failedUpdates(r.SyncUpdates))
 	}

@@ -25,7 +25,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	}
 	pluginDir, source, cleanup, err := pluginSource(cfg)
 	if err != nil {
-		return nil, err
+		return rep.notStarted(err), nil
 	}
 	defer cleanup()
 	rep.PluginSource = source
@@ -38,10 +38,10 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, append(options(cfg, pluginDir, log, rec, own),
 		adaptation.WithPluginChanges(changes.add), adaptation.WithDeprecationRecorder(deps))...)
 	if err != nil {
-		return nil, err
+		return rep.notStarted(err), nil
 	}
 	if err := a.Start(ctx); err != nil {
-		return nil, fmt.Errorf("starting the runtime: %w", err)
+		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err)), nil
 	}
 	stopped := false
 	stop := func() {
@@ -68,6 +68,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 		rep.SyncUpdates = st.syncUpdates()
 		rep.Unsolicited = st.unsolicited()
 		rep.PluginChanges = changes.reports()
+		rep.SkippedFiles = skippedFiles(rep.PluginChanges)
 		if rep.Stopped != "" {
 			// Only now, once Stop has waited for them, are all replacements known.
 			rep.Stopped += replacements(rep.PluginChanges)
@@ -75,7 +76,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 		rep.tally()
 		return rep
 	}
-	if err := startUp(ctx, a, rec, cfg, stderr); err != nil {
+	if err := startUp(ctx, a, rec, changes, cfg, stderr); err != nil {
 		rep.Stopped, rep.Events = err.Error(), []EventReport{}
 		return finish(), nil
 	}
@@ -93,13 +94,25 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	return finish(), nil
 }
 
+// notStarted is the report of a run whose runtime could not start: what
+// stopped it, and empty lists.
+func (r *Report) notStarted(err error) *Report {
+	r.Stopped = err.Error()
+	r.Events, r.Active, r.Deprecations = []EventReport{}, []PluginReport{}, []DeprecationReport{}
+	r.tally()
+	return r
+}
+
 // startUp checks that the plugins the run needs have joined: every sample,
 // and --wait external plugins. An error ends the run before the lifecycle.
-func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, cfg config, stderr io.Writer) error {
+func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, changes *pluginChanges, cfg config, stderr io.Writer) error {
 	if cfg.samples {
 		if err := checkSamples(a.Plugins()); err != nil {
 			return err
 		}
+	}
+	if err := checkPluginPath(cfg, a.Plugins(), changes.reports()); err != nil {
+		return err
 	}
 	return waitExternal(ctx, a, rec, cfg, stderr)
 }
