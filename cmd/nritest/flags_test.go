@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +28,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--plugin-path", missing}, "--plugin-path: "},
 		{[]string{"--plugin-config-path", missing}, "--plugin-config-path: "},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--wait", "two", "--socket", "/tmp/x.sock"}, `"two" is not a whole number: use a count like 1 or 2`},
+		{[]string{"--socket", "/tmp/" + strings.Repeat("s", maxSocketPath(runtime.GOOS)-4)}, "over the " + strconv.Itoa(maxSocketPath(runtime.GOOS)) + " a unix socket path may have"},
 	} {
 		r := runCmd(t, c.args...)
 		if r.code != exitUsage || !strings.HasPrefix(r.stderr, "nritest: ") || !strings.Contains(r.stderr, c.want) {
@@ -75,5 +79,22 @@ func TestRejectedExternalPlugin(t *testing.T) {
 	// The refused connection's close is no error of the runtime's own.
 	if line := lineWith(r.stderr, "error receiving message"); line != "" {
 		t.Errorf("an error line besides the warning: %s", line)
+	}
+}
+
+// TestSocketPathLimit: the longest path the OS can bind is accepted, one
+// byte more is refused up front, before any plugin starts.
+func TestSocketPathLimit(t *testing.T) {
+	t.Parallel()
+	dir := shortTempDir(t)
+	fill := maxSocketPath(runtime.GOOS) - len(dir) - 1
+	longest := filepath.Join(dir, strings.Repeat("s", fill))
+	r := runCmd(t, "--plugin-path", "", "--socket", longest)
+	if r.code != exitOK {
+		t.Errorf("a %d-byte socket path: exit %d\n%s", len(longest), r.code, r.stderr)
+	}
+	r = runCmd(t, "--plugin-path", "", "--socket", longest+"s")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--socket: ") || r.stdout != "" {
+		t.Errorf("a %d-byte socket path: exit %d, stdout %q, stderr %q; want a usage error", len(longest)+1, r.code, r.stdout, r.stderr)
 	}
 }

@@ -114,7 +114,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.noSamples, "no-samples", false, "run no sample plugins (same as --plugin-path \"\")")
 	fs.StringVar(&c.configPath, "plugin-config-path", "", "read the pre-installed plugins' configs from `DIR` (default: none)")
 	fs.StringVar(&c.socket, "socket", "", "also accept external plugins on the unix socket `PATH` (the samples still run unless --no-samples)")
-	fs.IntVar(&c.wait, "wait", 0, "wait for `N` external plugins to connect before driving the lifecycle (needs --socket)")
+	intVar(fs, &c.wait, "wait", 0, "wait for `N` external plugins to connect before driving the lifecycle (needs --socket)")
 	durationVar(fs, &c.waitTimeout, "wait-timeout", 30*time.Second, "give up waiting for external plugins after `DURATION`")
 	durationVar(fs, &c.regTimeout, "registration-timeout", adaptation.DefaultRegistrationTimeout, "give a plugin `DURATION` to register once it has started or connected")
 	durationVar(fs, &c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "give a plugin `DURATION` for each event call, Configure and Shutdown")
@@ -168,6 +168,9 @@ func (c config) check(rest []string) error {
 		return errors.New("--sync-timeout must be positive")
 	case c.linger < 0:
 		return errors.New("--linger must not be negative")
+	}
+	if err := checkSocketPath(c.socket); err != nil {
+		return err
 	}
 	if err := checkDir("--plugin-path", c.pluginPath); err != nil {
 		return err
