@@ -37,6 +37,11 @@ const (
 
 func main() {
 	testplugin.MaybeRunChild() // a sample plugin is this binary, re-executed
+	// A reader that went away (nritest | head -1) makes writes fail with
+	// EPIPE instead of killing nritest: the run still stops its plugins and
+	// removes its temporary directory. Notify, not Ignore: an ignored signal
+	// would stay ignored in the plugins it starts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
