@@ -28,7 +28,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	defer cleanup()
 	rep.PluginSource = source
 
-	rec, st, changes, deps, tap := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{}, newDeprecationLog(), newWiretap()
+	rec, st, changes, deps, tap := newRecorder(), &store{phase: phaseStartUp}, newPluginChanges(), newDeprecationLog(), newWiretap()
 	w := newConformanceWorkload()
 	w.preexisting(st)
 	liveAtStart := st.liveIDs()
@@ -40,7 +40,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	if err != nil {
 		return rep.notStarted(err), nil
 	}
-	if err := a.Start(ctx); err != nil {
+	if err := startPlugins(ctx, a, cfg, changes, stderr); err != nil {
 		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err)), nil
 	}
 	stopped := false

@@ -141,3 +141,29 @@ func TestConformanceNotRunAfterDrop(t *testing.T) {
 		t.Errorf("text report lacks %s:\n%s", want, text.stdout)
 	}
 }
+
+// TestProgressLines: the wait for the --plugin-path plugins to register
+// gets a line on stderr, and so does each plugin as it joins, is refused or
+// is skipped; stdout holds the report alone.
+func TestProgressLines(t *testing.T) {
+	t.Parallel()
+	pluginDir := installTestPlugins(t, t.TempDir(),
+		testplugin.Config{Index: "10", Name: "ok"},
+		testplugin.Config{Index: "20", Name: "noregister", Behaviours: map[string]testplugin.Behaviour{testplugin.KeyRegister: {Exit: 7}}},
+	)
+	notExecutable(t, pluginDir)
+	r := runCmd(t, "--plugin-path", pluginDir, "--registration-timeout", "3s")
+	for _, want := range []string{
+		"nritest: starting the plugins in " + pluginDir + " (each has 3s to register, see --registration-timeout)",
+		"nritest: 10-ok joined (pre-installed)",
+		"nritest: 20-noregister (pre-installed) refused during register: ",
+		"nritest: 40-notexec skipped: not executable (mode 0644)",
+	} {
+		if lineWith(r.stderr, want) == "" {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout, "nritest: 10-ok joined") || !strings.HasPrefix(r.stdout, "nritest: simulated runtime") {
+		t.Errorf("progress lines on stdout:\n%s", r.stdout)
+	}
+}

@@ -27,11 +27,20 @@ type pluginChanges struct {
 	mu      sync.Mutex
 	running bool // the lifecycle has started
 	list    []PluginChangeReport
+	// progress, while set, gets a line per change (progress.go).
+	progress        io.Writer
+	refusedExternal []string
+	changed         chan struct{} // closed at each change announced
+}
+
+func newPluginChanges() *pluginChanges {
+	return &pluginChanges{changed: make(chan struct{})}
 }
 
 func (c *pluginChanges) add(ch adaptation.PluginChange) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.progressLine(ch)
 	ordinary := ch.Change == adaptation.PluginJoined && !c.running ||
 		ch.Change == adaptation.PluginLeft && ch.Reason == adaptation.ReasonRuntimeStopping
 	if ordinary {

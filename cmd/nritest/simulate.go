@@ -30,7 +30,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	defer cleanup()
 	rep.PluginSource = source
 
-	rec, st, changes, deps := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{}, newDeprecationLog()
+	rec, st, changes, deps := newRecorder(), &store{phase: phaseStartUp}, newPluginChanges(), newDeprecationLog()
 	var own *ownersPlugin
 	if cfg.owners {
 		own = newOwnersPlugin()
@@ -40,7 +40,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	if err != nil {
 		return rep.notStarted(err), nil
 	}
-	if err := a.Start(ctx); err != nil {
+	if err := startPlugins(ctx, a, cfg, changes, stderr); err != nil {
 		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err)), nil
 	}
 	stopped := false
@@ -106,6 +106,7 @@ func (r *Report) notStarted(err error) *Report {
 // startUp checks that the plugins the run needs have joined: every sample,
 // and --wait external plugins. An error ends the run before the lifecycle.
 func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, changes *pluginChanges, cfg config, stderr io.Writer) error {
+	defer changes.announce(nil) // the report tells the rest
 	if cfg.samples {
 		if err := checkSamples(a.Plugins()); err != nil {
 			return err
@@ -114,7 +115,7 @@ func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, chang
 	if err := checkPluginPath(cfg, a.Plugins(), changes.reports()); err != nil {
 		return err
 	}
-	return waitExternal(ctx, a, rec, cfg, stderr)
+	return waitExternal(ctx, a, rec, changes, cfg, stderr)
 }
 
 // options turns the command line into adaptation options.
@@ -154,11 +155,12 @@ func stopRuntime(a *adaptation.Adaptation, log *logrus.Entry) {
 
 // waitExternal waits until cfg.wait external plugins are active, woken by
 // the PluginCount metric rather than by polling.
-func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, cfg config, stderr io.Writer) error {
+func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, changes *pluginChanges, cfg config, stderr io.Writer) error {
 	if cfg.wait == 0 {
 		return nil
 	}
-	fmt.Fprintf(stderr, "nritest: waiting up to %s for %d external plugin(s) on %s\n", cfg.waitTimeout, cfg.wait, cfg.socket)
+	fmt.Fprintf(stderr, "nritest: waiting up to %s for %d external plugin(s) on %s (see --wait-timeout)\n", cfg.waitTimeout, cfg.wait, cfg.socket)
+	changes.announce(stderr)
 	deadline := time.NewTimer(cfg.waitTimeout)
 	defer deadline.Stop()
 	for {
@@ -166,7 +168,15 @@ func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, 
 		if n >= cfg.wait {
 			return nil
 		}
+		refused, next := changes.refusals()
+		if len(refused) > 0 && n+len(refused) >= cfg.wait {
+			// As many plugins came as were awaited; those refused will not
+			// come back by themselves.
+			return fmt.Errorf("stopped waiting: %d of %d external plugin(s) connected to %s and %d were refused (%s)",
+				n+len(refused), cfg.wait, cfg.socket, len(refused), strings.Join(refused, "; "))
+		}
 		select {
+		case <-next:
 		case <-rec.countChanged():
 		case <-deadline.C:
 			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout)",
