@@ -323,7 +323,7 @@ func replies(run *contractRun, id string, f findings) Replies {
 			ev := orStep(c.Event, e.Event)
 			r.Failed++
 			r.Failures = append(r.Failures, CallFailure{Step: e.Seq, Event: ev, Target: e.TargetID, Outcome: c.Outcome, Error: c.Error})
-			f.add(run.caseOf(i), "%s of %s (step %d): %s: %s", ev, e.TargetID, e.Seq, c.Outcome, orNoReason(c.Error))
+			f.add(run.caseOf(i), "%s of %s (step %d): %s: %s", ev, e.TargetID, e.Seq, c.Outcome, callReason(c))
 		}
 	}
 	return r

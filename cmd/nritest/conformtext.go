@@ -76,11 +76,19 @@ func (r *ConformanceReport) textCases(w io.Writer) {
 				calls = "(not issued: " + e.Skipped + ")"
 			}
 			fmt.Fprintf(w, "  %-*s  %-*s  %-*s  %-*s  %s\n", width[0], row[0], width[1], row[1], width[2], row[2], width[3], row[3], calls)
-			for _, g := range byEvent(e.Calls)[1:] {
-				fmt.Fprintf(w, "%s%-*s%s\n", indent, len(callsAt)-len(indent), "+ "+g.event, callCells(g.calls, 0))
+			groups := byEvent(e.Calls)
+			errAt := errorGroup(groups, e.Error)
+			for i, g := range groups {
+				if i > 0 {
+					fmt.Fprintf(w, "%s%-*s%s\n", indent, len(callsAt)-len(indent), "+ "+g.event, callCells(g.calls, 0))
+				}
+				callReasons(w, callsAt, g.calls, e.Error)
+				if i == errAt {
+					fmt.Fprintf(w, "%s%s\n", callsAt, eventError(e.Error, e.Calls))
+				}
 			}
-			if e.Error != "" {
-				fmt.Fprintf(w, "%serror: %s\n", callsAt, e.Error)
+			if errAt < 0 && e.Error != "" {
+				fmt.Fprintf(w, "%s%s\n", callsAt, eventError(e.Error, e.Calls))
 			}
 		}
 	}

@@ -200,43 +200,34 @@ func (r *Report) textEvents(w io.Writer) {
 			calls = "(not issued: " + e.Skipped + ")"
 		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Event, e.Target, e.Result, calls)
-		for _, g := range changeGroups(e.Changes, e.Calls) {
-			fmt.Fprintf(w, "\t\t\t\tchanged by %s:\n", g.by)
-			for _, l := range g.lines {
-				fmt.Fprintf(w, "\t\t\t\t  %s\n", l)
+		errAt := errorGroup(groups, e.Error)
+		for i, g := range groups {
+			if i == 0 {
+				for _, cg := range changeGroups(e.Changes, e.Calls) {
+					fmt.Fprintf(w, "\t\t\t\tchanged by %s:\n", cg.by)
+					for _, l := range cg.lines {
+						fmt.Fprintf(w, "\t\t\t\t  %s\n", l)
+					}
+				}
+			} else {
+				fmt.Fprintf(w, "\t+ %s\t\t\t%s\n", g.event, callCells(g.calls, width))
+			}
+			callReasons(w, "\t\t\t\t", g.calls, e.Error)
+			if i == errAt {
+				fmt.Fprintf(w, "\t\t\t\t%s\n", eventError(e.Error, e.Calls))
 			}
 		}
-		for _, g := range groups[1:] {
-			fmt.Fprintf(w, "\t+ %s\t\t\t%s\n", g.event, callCells(g.calls, width))
-		}
-		callReasons(w, e.Calls, e.Error)
-		if e.Error != "" {
-			fmt.Fprintf(w, "\t\t\t\terror: %s\n", e.Error)
+		if errAt < 0 && e.Error != "" {
+			fmt.Fprintf(w, "\t\t\t\t%s\n", eventError(e.Error, e.Calls))
 		}
 	}
 	if len(r.Outside) > 0 {
 		for _, g := range byEvent(r.Outside)[1:] {
 			fmt.Fprintf(w, "-\t%s\t(between steps)\t\t%s\n", g.event, callCells(g.calls, width))
+			callReasons(w, "\t\t\t\t", g.calls, "")
 		}
-		callReasons(w, r.Outside, "")
 	}
 	fmt.Fprintln(w)
-}
-
-// callReasons writes why each call that did not end ok failed, one line
-// each under the event's row, unless the event's own error (which names the
-// plugin) already says it.
-func callReasons(w io.Writer, calls []Call, eventErr string) {
-	for _, c := range calls {
-		if c.Outcome == adaptation.OutcomeOK || c.Error != "" && strings.Contains(eventErr, c.Error) {
-			continue
-		}
-		reason := c.Error
-		if reason == "" {
-			reason = "(no reason given)"
-		}
-		fmt.Fprintf(w, "\t\t\t\t%s %s: %s\n", c.Plugin, c.Outcome, reason)
-	}
 }
 
 type callGroup struct {
