@@ -74,7 +74,7 @@ func TestRejectedExternalPlugin(t *testing.T) {
 	if line := lineWith(r.stderr, "refused during register"); !strings.HasPrefix(line, "nritest: ") || !strings.Contains(line, `invalid plugin index "5"`) {
 		t.Errorf("no progress line for the refusal:\n%s", r.stderr)
 	}
-	want := "nritest: stopped waiting: 1 of 1 external plugin(s) connected to " + sock + " and 1 were refused ("
+	want := "nritest: stopped waiting: 1 of 1 awaited external plugin(s) connected to " + sock + ", and 1 of them were refused ("
 	if last := lineWith(r.stderr, "nritest: stopped waiting"); !strings.HasPrefix(last, want) || !strings.HasSuffix(r.stderr, last+"\n") {
 		t.Errorf("stderr does not end with why the run stopped (%q...):\n%s", want, r.stderr)
 	}

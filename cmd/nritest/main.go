@@ -100,11 +100,16 @@ not apply.
 
 Exit status: 1 if a plugin failed to join or was dropped, an event or a
 plugin call failed, the run stopped before the lifecycle (--wait-timeout,
-a sample that did not start, an interrupt while waiting; the report is
+awaited external plugins refused, a sample that did not start, no plugin
+of --plugin-path that joined, an interrupt while waiting; the report is
 still printed, ending with why) or could not start; with --conformance, 1
 if a plugin failed a case or no plugin was there to check; 2 on usage
-errors; 0 otherwise. Skipped files, replaced plugins and skipped cases are
-reported, not failures.
+errors; 0 otherwise. Skipped files (counted in the RESULT line), replaced
+plugins and skipped cases are reported, not failures. Waits and each
+plugin joining or refused are reported on stderr as they happen.
+
+The first 'go run ./cmd/nritest' compiles for about 30 s; build it once
+with 'go build -o nritest ./cmd/nritest' or 'go install ./cmd/nritest'.
 
 Flags (-flag and --flag are the same):
 `

@@ -172,7 +172,7 @@ func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, 
 		if len(refused) > 0 && n+len(refused) >= cfg.wait {
 			// As many plugins came as were awaited; those refused will not
 			// come back by themselves.
-			return fmt.Errorf("stopped waiting: %d of %d external plugin(s) connected to %s and %d were refused (%s)",
+			return fmt.Errorf("stopped waiting: %d of %d awaited external plugin(s) connected to %s, and %d of them were refused (%s)",
 				n+len(refused), cfg.wait, cfg.socket, len(refused), strings.Join(refused, "; "))
 		}
 		select {
