@@ -15,7 +15,7 @@ import (
 
 // conform is --conformance: start the plugins as simulate does, run the
 // conformance script, and check each plugin against the lifecycle contract.
-func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) (*ConformanceReport, error) {
+func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) *ConformanceReport {
 	rep := &ConformanceReport{
 		SchemaVersion: conformanceSchemaVersion,
 		RunSettings:   newRunSettings(cfg),
@@ -23,7 +23,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	}
 	pluginDir, source, cleanup, err := pluginSource(cfg)
 	if err != nil {
-		return rep.notStarted(err), nil
+		return rep.notStarted(err)
 	}
 	defer cleanup()
 	rep.PluginSource = source
@@ -38,10 +38,10 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		adaptation.WithPluginCallObserver(tap.observe))
 	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, opts...)
 	if err != nil {
-		return rep.notStarted(err), nil
+		return rep.notStarted(err)
 	}
 	if err := startPlugins(ctx, a, cfg, changes, stderr); err != nil {
-		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err)), nil
+		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err))
 	}
 	stopped := false
 	stop := func() {
@@ -81,7 +81,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	}
 	if err := startUp(ctx, a, rec, changes, cfg, stderr); err != nil {
 		rep.Stopped, rep.Cases = err.Error(), []CaseReport{}
-		return finish(), nil
+		return finish()
 	}
 	for _, p := range a.Plugins() {
 		if p.Plugin != failerID {
@@ -116,7 +116,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	if ctx.Err() != nil {
 		rep.Stopped = fmt.Sprintf("interrupted during the script (%v): the cases after it were not run", context.Cause(ctx))
 	}
-	return finish(), nil
+	return finish()
 }
 
 // notStarted is the report of a run whose runtime could not start: what

@@ -235,11 +235,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	logs := newRunLog(stderr, cfg.verbose, quiet...)
 	defer logs.adoptStandardLogger()()
 	if cfg.conformance {
-		rep, err := conform(ctx, cfg, logs.entry, stderr)
-		return finish(rep, err, cfg.json, logs, stdout, stderr)
+		return finish(conform(ctx, cfg, logs.entry, stderr), cfg.json, logs, stdout, stderr)
 	}
-	rep, err := simulate(ctx, cfg, logs.entry, stderr)
-	return finish(rep, err, cfg.json, logs, stdout, stderr)
+	return finish(simulate(ctx, cfg, logs.entry, stderr), cfg.json, logs, stdout, stderr)
 }
 
 // report is what a run prints: the lifecycle report or the conformance one.
@@ -250,14 +248,11 @@ type report interface {
 	passed() bool
 }
 
-// finish prints the report of a run that ended with err, then the logs, then
-// why the run failed; it returns the exit code.
-func finish[R report](rep R, err error, asJSON bool, logs *runLog, stdout, stderr io.Writer) int {
-	if err != nil {
-		logs.flush()
-		fmt.Fprintf(stderr, "nritest: %v\n", err)
-		return exitFailed
-	}
+// finish prints the report of a run, however far it got (a runtime that
+// could not start included), then the logs, then why the run failed; it
+// returns the exit code.
+func finish[R report](rep R, asJSON bool, logs *runLog, stdout, stderr io.Writer) int {
+	var err error
 	if asJSON {
 		err = rep.writeJSON(stdout)
 	} else {

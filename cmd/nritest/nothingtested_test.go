@@ -101,6 +101,10 @@ func TestReportWhenRuntimeCannotStart(t *testing.T) {
 		if r.code != exitFailed || !strings.HasPrefix(stopped, "starting the runtime: ") || !strings.Contains(stopped, file) {
 			t.Errorf("%q: exit %d, stopped %q; want 1 and why the runtime did not start\n%s", args, r.code, stopped, r.stderr)
 		}
+		text := runCmd(t, args[1:]...)
+		if !strings.Contains(text.stdout, "STOPPED EARLY: "+stopped+"\n") || !strings.HasSuffix(text.stderr, "nritest: "+stopped+"\n") {
+			t.Errorf("%q: the text report does not end with %q:\n%s\n%s", args[1:], stopped, text.stdout, text.stderr)
+		}
 	}
 }
 

@@ -18,14 +18,14 @@ import (
 
 // simulate runs the runtime: start the plugins, wait for external ones,
 // drive the lifecycle, stop, and report.
-func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) (*Report, error) {
+func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) *Report {
 	rep := &Report{
 		SchemaVersion: schemaVersion,
 		RunSettings:   newRunSettings(cfg),
 	}
 	pluginDir, source, cleanup, err := pluginSource(cfg)
 	if err != nil {
-		return rep.notStarted(err), nil
+		return rep.notStarted(err)
 	}
 	defer cleanup()
 	rep.PluginSource = source
@@ -38,10 +38,10 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, append(options(cfg, pluginDir, log, rec, own),
 		adaptation.WithPluginChanges(changes.add), adaptation.WithDeprecationRecorder(deps))...)
 	if err != nil {
-		return rep.notStarted(err), nil
+		return rep.notStarted(err)
 	}
 	if err := startPlugins(ctx, a, cfg, changes, stderr); err != nil {
-		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err)), nil
+		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err))
 	}
 	stopped := false
 	stop := func() {
@@ -78,7 +78,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	}
 	if err := startUp(ctx, a, rec, changes, cfg, stderr); err != nil {
 		rep.Stopped, rep.Events = err.Error(), []EventReport{}
-		return finish(), nil
+		return finish()
 	}
 	if cfg.linger > 0 {
 		d.pause = func(ctx context.Context) {
@@ -91,7 +91,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	}
 	changes.lifecycleStarts()
 	rep.Events = d.drive(ctx, rec)
-	return finish(), nil
+	return finish()
 }
 
 // notStarted is the report of a run whose runtime could not start: what
