@@ -29,12 +29,14 @@ type pluginChanges struct {
 	list    []PluginChangeReport
 	// progress, while set, gets a line per change (progress.go).
 	progress        io.Writer
+	announced       func(kind string) bool
 	refusedExternal []string
+	joinsAnnounced  map[string]bool
 	changed         chan struct{} // closed at each change announced
 }
 
 func newPluginChanges() *pluginChanges {
-	return &pluginChanges{changed: make(chan struct{})}
+	return &pluginChanges{changed: make(chan struct{}), joinsAnnounced: map[string]bool{}}
 }
 
 func (c *pluginChanges) add(ch adaptation.PluginChange) {

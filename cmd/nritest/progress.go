@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"time"
 
 	"github.com/nrikit/nrikit/adaptation"
 )
@@ -12,23 +14,25 @@ import (
 // only the report) as each plugin joins, is refused or is skipped, so that a
 // wait is never silent.
 
-// announce prints the changes from now on to w; nil stops it.
-func (c *pluginChanges) announce(w io.Writer) {
+// announce prints the changes of the plugins of kinds from now on to w;
+// nil stops it.
+func (c *pluginChanges) announce(w io.Writer, kinds func(string) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.progress, c.refusedExternal = w, nil
+	c.progress, c.announced = w, kinds
 }
 
 // progressLine prints ch if announcing, and keeps the external plugins
 // refused while announcing. Called holding c.mu.
 func (c *pluginChanges) progressLine(ch adaptation.PluginChange) {
-	if c.progress == nil {
+	if c.progress == nil || !c.announced(ch.Kind) {
 		return
 	}
 	var line string
 	switch ch.Change {
 	case adaptation.PluginJoined:
 		line = fmt.Sprintf("%s joined (%s)", ch.Plugin, ch.Kind)
+		c.joinsAnnounced[ch.Plugin] = true
 	case adaptation.PluginFailed:
 		line = fmt.Sprintf("%s (%s) refused during %s: %s", ch.Plugin, ch.Kind, ch.Phase, ch.Reason)
 		if ch.Kind == adaptation.KindExternal {
@@ -52,17 +56,56 @@ func (c *pluginChanges) refusals() (refused []string, next <-chan struct{}) {
 	return append([]string(nil), c.refusedExternal...), c.changed
 }
 
+// joinReportWait bounds the wait for the join of a plugin that is active to
+// be reported: nrikit reports it right after the plugin became active.
+const joinReportWait = 2 * time.Second
+
+// awaitJoinsAnnounced waits until the joins of the active plugins of kinds
+// have been announced, so that their lines come before the report.
+func (c *pluginChanges) awaitJoinsAnnounced(active []adaptation.PluginInfo, kinds func(string) bool) {
+	limit := time.NewTimer(joinReportWait)
+	defer limit.Stop()
+	for {
+		c.mu.Lock()
+		all := !slices.ContainsFunc(active, func(p adaptation.PluginInfo) bool { return kinds(p.Kind) && !c.joinsAnnounced[p.Plugin] })
+		next := c.changed
+		c.mu.Unlock()
+		if all {
+			return
+		}
+		select {
+		case <-next:
+		case <-limit.C:
+			return
+		}
+	}
+}
+
+// announcedKinds is which plugins' changes a run announces: those of
+// --plugin-path, and external ones awaited with --wait; nil for none.
+func announcedKinds(cfg config) func(kind string) bool {
+	path, external := !cfg.samples && cfg.pluginPath != "", cfg.wait > 0
+	if !path && !external {
+		return nil
+	}
+	return func(kind string) bool {
+		return path && fromPath(kind) || external && kind == adaptation.KindExternal
+	}
+}
+
 // startPlugins starts the runtime, which starts the pre-installed plugins
-// and waits for each to register. Those of --plugin-path are the user's:
-// the wait and each outcome get a line.
+// and waits for each to register. Those of --plugin-path and the external
+// plugins awaited are the user's: the wait and each outcome get a line.
 func startPlugins(ctx context.Context, a *adaptation.Adaptation, cfg config, changes *pluginChanges, stderr io.Writer) error {
+	if kinds := announcedKinds(cfg); kinds != nil {
+		changes.announce(stderr, kinds)
+	}
 	if !cfg.samples && cfg.pluginPath != "" {
 		fmt.Fprintf(stderr, "nritest: starting the plugins in %s (each has %s to register, see --registration-timeout)\n", cfg.pluginPath, cfg.regTimeout)
-		changes.announce(stderr)
 	}
 	err := a.Start(ctx)
 	if err != nil {
-		changes.announce(nil)
+		changes.announce(nil, nil)
 	}
 	return err
 }

@@ -106,7 +106,12 @@ func (r *Report) notStarted(err error) *Report {
 // startUp checks that the plugins the run needs have joined: every sample,
 // and --wait external plugins. An error ends the run before the lifecycle.
 func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, changes *pluginChanges, cfg config, stderr io.Writer) error {
-	defer changes.announce(nil) // the report tells the rest
+	defer func() {
+		if kinds := announcedKinds(cfg); kinds != nil {
+			changes.awaitJoinsAnnounced(a.Plugins(), kinds)
+			changes.announce(nil, nil) // the report tells the rest
+		}
+	}()
 	if cfg.samples {
 		if err := checkSamples(a.Plugins()); err != nil {
 			return err
@@ -160,7 +165,6 @@ func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, 
 		return nil
 	}
 	fmt.Fprintf(stderr, "nritest: waiting up to %s for %d external plugin(s) on %s (see --wait-timeout)\n", cfg.waitTimeout, cfg.wait, cfg.socket)
-	changes.announce(stderr)
 	deadline := time.NewTimer(cfg.waitTimeout)
 	defer deadline.Stop()
 	for {
