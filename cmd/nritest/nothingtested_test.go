@@ -160,7 +160,7 @@ func TestProgressLines(t *testing.T) {
 	for _, want := range []string{
 		"nritest: starting the plugins in " + pluginDir + " (each has 3s to register, see --registration-timeout)",
 		"nritest: 10-ok joined (pre-installed)",
-		"nritest: 20-noregister (pre-installed) refused during register: ",
+		"nritest: 20-noregister (pre-installed) failed to join during register: ",
 		"nritest: 40-notexec skipped: not executable (mode 0644)",
 	} {
 		if lineWith(r.stderr, want) == "" {
