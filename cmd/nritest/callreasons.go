@@ -68,3 +68,20 @@ func eventError(eventErr string, calls []Call) string {
 	}
 	return "error: " + eventErr
 }
+
+// limitHint names the flag that sets the limit a plugin ran into during
+// phase, going by nrikit's reason; "" when the reason is no timeout.
+func limitHint(phase, reason string) string {
+	if !strings.Contains(reason, "timed out") && !strings.Contains(reason, "timeout") && !strings.Contains(reason, "did not register within") {
+		return ""
+	}
+	switch phase {
+	case "", "start":
+		return ""
+	case "register":
+		return " (the limit is --registration-timeout)"
+	case "synchronize":
+		return " (the limit is --sync-timeout)"
+	}
+	return timeoutHint // Configure, Shutdown and every event call
+}

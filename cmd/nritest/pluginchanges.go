@@ -111,7 +111,7 @@ func (r *Report) textPluginChanges(w io.Writer) {
 		if c.PID != 0 {
 			pid = fmt.Sprint(c.PID)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Plugin, c.Kind, orDash(c.Revision), pid, c.Change, c.Phase, c.Reason)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", c.Plugin, c.Kind, orDash(c.Revision), pid, c.Change, c.Phase, c.Reason, limitHint(c.Phase, c.Reason))
 	}
 	fmt.Fprintln(w)
 }

@@ -34,9 +34,9 @@ func (c *pluginChanges) progressLine(ch adaptation.PluginChange) {
 		line = fmt.Sprintf("%s joined (%s)", ch.Plugin, ch.Kind)
 		c.joinsAnnounced[ch.Plugin] = true
 	case adaptation.PluginFailed:
-		line = fmt.Sprintf("%s (%s) failed to join during %s: %s", ch.Plugin, ch.Kind, ch.Phase, ch.Reason)
+		line = fmt.Sprintf("%s (%s) failed to join during %s: %s%s", ch.Plugin, ch.Kind, ch.Phase, ch.Reason, limitHint(ch.Phase, ch.Reason))
 		if ch.Kind == adaptation.KindExternal {
-			line = fmt.Sprintf("%s (%s) refused during %s: %s", ch.Plugin, ch.Kind, ch.Phase, ch.Reason)
+			line = fmt.Sprintf("%s (%s) refused during %s: %s%s", ch.Plugin, ch.Kind, ch.Phase, ch.Reason, limitHint(ch.Phase, ch.Reason))
 			c.refusedExternal = append(c.refusedExternal, ch.Plugin+": "+ch.Reason)
 		}
 	case adaptation.PluginSkipped:
