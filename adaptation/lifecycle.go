@@ -10,8 +10,10 @@ import (
 // a plugin hears of a pod (container) once as created, then at most one stop
 // and one remove, in that order, and nothing after the remove. It also knows
 // which pods ran, so that a plugin joining later can be told of those its
-// snapshot missed. Its memory is bounded by the live pods and containers
-// (plus a fixed number of tombstones of removed ones).
+// snapshot missed. What the runtime's lists show to be gone is forgotten
+// (unlisted.go), so its memory is bounded by what the runtime had at its
+// last listings and what was created since (plus a fixed number of
+// tombstones of removed ones), even when no teardown event is relayed.
 type lifecycle struct {
 	mu      sync.Mutex
 	pods    map[string]*record
@@ -28,6 +30,9 @@ const (
 	seenCreated seen = 1 << iota
 	seenStopped
 	seenRemoved
+	// seenOwed: its snapshot left out a pod whose creation it never heard;
+	// it hears the pod's RunPodSandbox before any later event for it (owed.go).
+	seenOwed
 )
 
 type record struct {
@@ -43,7 +48,21 @@ type record struct {
 	assumed bool // not created through us: plugins learned it in their snapshot
 	// stoppedAt is the lifecycle clock when its first stop's fan-out ended.
 	stoppedAt uint64
+	// at is the lifecycle clock of the last sign that the runtime has it:
+	// its record's creation, its creation's end, an event naming it, a
+	// listing. missed is the clock of the listing that first left it out
+	// since, 0 if none (unlisted.go).
+	at, missed uint64
 	plugins   views
+}
+
+// present records a sign that the runtime still has r (nil: untracked).
+// Called with mu held.
+func (l *lifecycle) present(r *record) {
+	if r != nil {
+		l.seq++
+		r.at, r.missed = l.seq, 0
+	}
 }
 
 func (r *record) state(p *plugin) seen {
@@ -130,6 +149,8 @@ func (l *lifecycle) begin(ev api.Event, req any, refuseRemoved bool, podID, ctrI
 			}
 		}
 	}
+	l.present(l.pods[podID])
+	l.present(l.ctrs[ctrID])
 	switch ev {
 	case api.Event_RUN_POD_SANDBOX:
 		if r, ok := req.(*api.RunPodSandboxRequest); ok {
@@ -208,6 +229,7 @@ func (l *lifecycle) ran(m map[string]*record, id string, ok bool) {
 	defer l.mu.Unlock()
 	if r := m[id]; r != nil {
 		r.ran, r.failed = ok, !ok
+		l.present(r)
 	}
 }
 
@@ -244,7 +266,7 @@ func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool)
 	r := m[id]
 	if r == nil {
 		l.seq++
-		r = &record{id: id, podID: podID, seq: l.seq, assumed: assumed}
+		r = &record{id: id, podID: podID, seq: l.seq, at: l.seq, assumed: assumed}
 		m[id] = r
 		if podID != "" {
 			l.indexContainer(podID, id)
@@ -307,13 +329,7 @@ func (l *lifecycle) containerRemoved(ctr *api.Container) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if r := l.ctrs[id]; r != nil {
-		delete(l.byPod[r.podID], id)
-		if len(l.byPod[r.podID]) == 0 {
-			delete(l.byPod, r.podID)
-		}
-	}
-	delete(l.ctrs, id)
+	l.dropContainer(id)
 	l.removed.add(id)
 }
 

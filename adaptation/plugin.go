@@ -72,6 +72,9 @@ type plugin struct {
 	closed       chan struct{}
 	closeOnce    sync.Once
 	compat       compatState
+	// arrived is the lifecycle clock when it connected (in-process: when its
+	// handshake began); its sync bridges only what happened since (unlisted.go).
+	arrived uint64
 	rev          *revision             // the protocol revision it speaks
 	violation    atomic.Pointer[error] // the protocol error that dropped it
 	log          *logrus.Entry
