@@ -53,7 +53,7 @@ type record struct {
 	// listing. missed is the clock of the listing that first left it out
 	// since, 0 if none (unlisted.go).
 	at, missed uint64
-	plugins   views
+	plugins    views
 }
 
 // present records a sign that the runtime still has r (nil: untracked).

@@ -72,13 +72,14 @@ type plugin struct {
 	closed       chan struct{}
 	closeOnce    sync.Once
 	compat       compatState
-	// arrived is the lifecycle clock when it connected (in-process: when its
-	// handshake began); its sync bridges only what happened since (unlisted.go).
-	arrived uint64
 	rev          *revision             // the protocol revision it speaks
 	violation    atomic.Pointer[error] // the protocol error that dropped it
 	log          *logrus.Entry
 	slowLog      *guard.Limiter // lines about answers late but in time
+
+	// arrived is the lifecycle clock when it connected (in-process: when its
+	// handshake began); its sync bridges only what happened since (unlisted.go).
+	arrived uint64
 }
 
 func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport, log *logrus.Entry) *plugin {
