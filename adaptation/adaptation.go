@@ -117,7 +117,8 @@ func (a *Adaptation) Start(ctx context.Context) error {
 // beginStart marks the adaptation started and counts the start phase in
 // a.wg, so that a Stop called meanwhile (Start holds no lock while plugins
 // join, which takes up to their registration timeouts) cancels it and waits
-// for it like any handshake.
+// for it like any handshake. It starts the listings that bound the
+// lifecycle records (sweepWhenOvergrown), which Stop waits for alike.
 func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -129,7 +130,8 @@ func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel, a.runCtx = cancel, runCtx
 	a.started = true
-	a.wg.Add(1)
+	a.wg.Add(2)
+	go a.sweepWhenOvergrown(runCtx)
 	return runCtx, nil
 }
 

@@ -21,6 +21,11 @@ type lifecycle struct {
 	byPod   map[string]map[string]struct{} // pod -> its containers' ids
 	removed tombstones
 	seq     uint64
+
+	// sweepAbove is how many records make nrikit list the runtime's state
+	// on its own; overgrown asks for that listing (recordsweep.go).
+	sweepAbove int
+	overgrown  chan struct{}
 }
 
 // seen is what one plugin has been told about one pod or container.
@@ -132,6 +137,8 @@ func (l *lifecycle) init() {
 	l.ctrs = map[string]*record{}
 	l.byPod = map[string]map[string]struct{}{}
 	l.removed = newTombstones(4096)
+	l.sweepAbove = sweepSlack
+	l.overgrown = make(chan struct{}, 1)
 }
 
 // begin is the lifecycle's part of the start of an event's fan-out, in one
@@ -271,6 +278,7 @@ func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool)
 		if podID != "" {
 			l.indexContainer(podID, id)
 		}
+		l.overgrownLocked()
 	}
 	return r
 }

@@ -37,11 +37,20 @@ func (l *lifecycle) sweep(pods []*api.PodSandbox, ctrs []*api.Container, from ui
 			l.forgetPod(id)
 		}
 	}
+	kept := 0
 	for id, r := range l.ctrs {
 		if l.unlisted(r, listed[id], from, now) {
 			l.dropContainer(id)
+		} else if r.missed == 0 {
+			kept++
 		}
 	}
+	for _, r := range l.pods {
+		if r.missed == 0 {
+			kept++
+		}
+	}
+	l.sweptLocked(kept, len(pods)+len(ctrs))
 }
 
 // unlisted marks r as listed or missed by the listing at the clock now,
