@@ -18,18 +18,20 @@ import (
 const Version = "v0.12.5"
 
 // SyncFn lists the runtime's pods and containers and hands them to cb. It is
-// called once for every plugin that joins, holding no lock of nrikit's, so
-// it may take the lock the runtime holds while calling the event methods,
-// and list under it or without any lock. Events wait from the moment cb is
-// called until the plugin has joined (setup events give up when their
-// caller's context ends). SyncFn should call cb once before it returns (if
-// it returns nil without calling it, the plugin gets an empty snapshot),
-// and must not call BlockPluginSync, nor the Adaptation's event methods
-// while cb runs or after it returned. Pods still being created may be listed with state
-// POD_SANDBOX_UNKNOWN. nrikit reconciles the lists with what it relayed
-// meanwhile: removed pods and containers are left out, created ones are
-// added or announced right after, and a stop the plugin missed follows its
-// snapshot.
+// called once for every plugin that joins, and on its own when nrikit's
+// lifecycle records outgrew the last listing (cb then sends nothing and
+// returns no updates), holding no lock of nrikit's, so it may take the lock
+// the runtime holds while calling the event methods, and list under it or
+// without any lock. Events wait from the moment cb is called until the
+// plugin has joined (setup events give up when their caller's context
+// ends). SyncFn should call cb once before it returns (if it returns nil
+// without calling it, the plugin gets an empty snapshot), and must not call
+// BlockPluginSync, nor the Adaptation's event methods while cb runs or
+// after it returned. Pods still being created may be listed with state
+// POD_SANDBOX_UNKNOWN. The lists are the truth for what existed before the
+// plugin connected; nrikit reconciles them with what it relayed since:
+// removed pods and containers are left out, created ones are added or
+// announced right after, and a stop the plugin missed follows its snapshot.
 type SyncFn func(ctx context.Context, cb SyncCB) error
 
 // SyncCB synchronizes one plugin with the given state and returns the
