@@ -236,3 +236,26 @@ func givenUpCreationCycle(r *runtimeDouble, pod *api.PodSandbox, ctr *api.Contai
 		})
 	})
 }
+
+// TestLeftOutPodToldBeforeItsNextEvent: a pod whose RunPodSandbox went out
+// before the plugin connected, that the runtime stores only after its
+// listing, is not in the plugin's snapshot; the plugin hears its
+// RunPodSandbox right before the next event for it, here the creation of
+// its first container.
+func TestLeftOutPodToldBeforeItsNextEvent(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	e.start()
+	pod := testPod("p")
+	ctr := testContainer("p-c", pod)
+	must(t, e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}))
+	e.external("10", "late", testplugin.Config{Events: notValidating})
+	e.waitPlugins("10-late")
+	e.store.set([]*api.PodSandbox{withState(testPod("p"), ready)}, nil)
+	_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: ctr})
+	must(t, err)
+	want := []string{"Synchronize[][]", "RunPodSandbox:p", "CreateContainer:p-c"}
+	if got := e.seen("late"); !slices.Equal(got, want) {
+		t.Fatalf("plugin saw %v, want %v", got, want)
+	}
+}
