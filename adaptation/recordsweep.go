@@ -63,27 +63,33 @@ var errNoListing = errors.New("nrikit: the runtime's sync function did not call 
 
 // listForRecords calls SyncFn as a synchronization does (after the
 // BlockPluginSync blocks, holding no lock of nrikit's) and sweeps the
-// records with its lists, under the event barrier.
+// records with its lists, under the event barrier. Without a SyncFn the
+// lists are empty, as every joining plugin's snapshot is.
 func (a *Adaptation) listForRecords(ctx context.Context) error {
-	if a.syncFn == nil {
-		return nil
-	}
 	releaseGate, err := a.syncGate.enterSyncCtx(ctx)
 	if err != nil {
 		return err
 	}
 	defer releaseGate()
 	from, called := a.lifecycle.now(), false
-	err = a.syncFn(ctx, func(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
+	sweep := func(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
 		if called {
 			return nil, errors.New("nrikit: sync callback called twice")
 		}
 		called = true
+		if err := ctx.Err(); err != nil {
+			return nil, err // stopping
+		}
 		release := a.barrier.enterSync()
 		defer release()
 		a.lifecycle.sweepListed(pods, ctrs, from)
 		return nil, nil
-	})
+	}
+	if a.syncFn == nil {
+		_, err = sweep(ctx, nil, nil)
+		return err
+	}
+	err = a.syncFn(ctx, sweep)
 	if err == nil && !called {
 		err = errNoListing
 	}
