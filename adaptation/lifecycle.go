@@ -2,6 +2,7 @@ package adaptation
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/nrikit/nrikit/api"
 )
@@ -26,6 +27,11 @@ type lifecycle struct {
 	// on its own; overgrown asks for that listing (recordsweep.go).
 	sweepAbove int
 	overgrown  chan struct{}
+
+	// owing counts the pods owed to plugins; paying orders their payment
+	// (owed.go).
+	owing  atomic.Int64
+	paying sync.Mutex
 }
 
 // seen is what one plugin has been told about one pod or container.
@@ -182,6 +188,9 @@ func (l *lifecycle) podStartingLocked(pod *api.PodSandbox) {
 	if id := pod.GetId(); id != "" && !l.removed.has(id) {
 		// A snapshot may have listed the pod already: keep what it recorded.
 		r := l.lookup(l.pods, id, "", false)
+		if r.failed {
+			l.unowe(r, nil)
+		}
 		r.retryIfFailed()
 		r.pod = pod
 	}
@@ -321,6 +330,9 @@ func (l *lifecycle) podRemoved(pod *api.PodSandbox) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if r := l.pods[id]; r != nil {
+		l.unowe(r, nil)
+	}
 	delete(l.pods, id)
 	l.removed.add(id)
 	for cid := range l.byPod[id] {
@@ -346,6 +358,7 @@ func (l *lifecycle) forget(p *plugin) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range l.pods {
+		l.unowe(r, p)
 		r.plugins.remove(p)
 	}
 	for _, r := range l.ctrs {

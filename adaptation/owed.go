@@ -12,6 +12,31 @@ import (
 // relays an event for the pod later, it still has it, and the plugin hears
 // its RunPodSandbox right before that event, so pods still come before
 // their containers, stops and removals, exactly once.
+//
+// While any pod is owed (lifecycle.owing), every plugin's turn in a fan-out
+// passes through lifecycle.paying, held until the owed RunPodSandbox was
+// sent: a concurrent event for the same pod cannot reach the plugin first.
+
+// owe marks r as owed to p. Called with mu held.
+func (l *lifecycle) owe(r *record, p *plugin) {
+	if s, _ := r.plugins.get(p); s&seenOwed == 0 {
+		r.plugins.add(p, seenOwed)
+		l.owing.Add(1)
+	}
+}
+
+// unowe drops what r owes: to p, or to every plugin if p is nil. Called
+// with mu held, before r's views are dropped.
+func (l *lifecycle) unowe(r *record, p *plugin) {
+	if r == nil {
+		return
+	}
+	for _, v := range r.plugins.list {
+		if (p == nil || v.p == p) && v.s&(seenOwed|seenCreated) == seenOwed {
+			l.owing.Add(-1)
+		}
+	}
+}
 
 // owedPod returns the pod of req that p is owed, marked created for p, or
 // nil. A RunPodSandbox is the pod's announcement itself.
@@ -33,8 +58,18 @@ func (l *lifecycle) owedPod(p *plugin, ev api.Event, req any) *api.PodSandbox {
 // payOwed tells p of the pod of req it is owed, if any, before ev. A
 // failure is logged: the event itself is still relayed to p.
 func (a *Adaptation) payOwed(ctx context.Context, p *plugin, ev api.Event, req any) {
-	pod := a.lifecycle.owedPod(p, ev, req)
-	if pod == nil || !p.subscribed(api.Event_RUN_POD_SANDBOX) {
+	l := &a.lifecycle
+	if l.owing.Load() == 0 {
+		return
+	}
+	l.paying.Lock()
+	defer l.paying.Unlock()
+	pod := l.owedPod(p, ev, req)
+	if pod == nil {
+		return
+	}
+	defer l.owing.Add(-1) // after the send: see the ordering above
+	if !p.subscribed(api.Event_RUN_POD_SANDBOX) {
 		return
 	}
 	owed := missedEvent{ev: api.Event_RUN_POD_SANDBOX, pod: pod}

@@ -54,8 +54,9 @@ func (l *lifecycle) sweep(pods []*api.PodSandbox, ctrs []*api.Container, from ui
 }
 
 // unlisted marks r as listed or missed by the listing at the clock now,
-// and reports whether it is gone: missed by an earlier listing, before
-// from, as well. Called with mu held.
+// and reports whether it is gone: missed by an earlier listing, by from
+// (the sweep ticks the clock, so a listing at from came before), as well.
+// Called with mu held.
 func (l *lifecycle) unlisted(r *record, listed bool, from, now uint64) (gone bool) {
 	switch {
 	case listed:
@@ -64,7 +65,7 @@ func (l *lifecycle) unlisted(r *record, listed bool, from, now uint64) (gone boo
 	case r.missed == 0:
 		r.missed = now
 	default:
-		return r.missed < from
+		return r.missed <= from
 	}
 	return false
 }
@@ -73,6 +74,7 @@ func (l *lifecycle) unlisted(r *record, listed bool, from, now uint64) (gone boo
 // no longer lists them, and an event for one of them later is relayed as
 // for any pod or container nrikit never saw. Called with mu held.
 func (l *lifecycle) forgetPod(id string) {
+	l.unowe(l.pods[id], nil)
 	delete(l.pods, id)
 	for cid := range l.byPod[id] {
 		delete(l.ctrs, cid)
