@@ -25,6 +25,12 @@ func (l *lifecycle) overgrownLocked() {
 	}
 }
 
+func (l *lifecycle) isOvergrown() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.pods)+len(l.ctrs) > l.sweepAbove
+}
+
 // sweptLocked sets the next bound after a listing: as many new records as
 // the runtime has objects (kept: those not missed, or listed: what a
 // joining plugin's snapshot may add), and at least sweepSlack. The records
@@ -32,6 +38,16 @@ func (l *lifecycle) overgrownLocked() {
 // too. Called with mu held.
 func (l *lifecycle) sweptLocked(kept, listed int) {
 	l.sweepAbove = len(l.pods) + len(l.ctrs) + max(kept, listed, sweepSlack)
+}
+
+// postponeSweep sets the next bound after a listing failed, as a listing
+// that kept every record would: a SyncFn that keeps failing is called once
+// per doubling of the records, not on every new one.
+func (l *lifecycle) postponeSweep() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.pods) + len(l.ctrs)
+	l.sweptLocked(n, n)
 }
 
 // sweepListed applies the runtime's lists to the records (sweep), for a
@@ -53,7 +69,11 @@ func (a *Adaptation) sweepWhenOvergrown(runCtx context.Context) {
 			return
 		case <-a.lifecycle.overgrown:
 		}
+		if !a.lifecycle.isOvergrown() {
+			continue // asked again while a listing ran, which has seen to it
+		}
 		if err := a.listForRecords(runCtx); err != nil && runCtx.Err() == nil {
+			a.lifecycle.postponeSweep()
 			a.log.WithError(err).Warn("nrikit: listing the runtime's state to forget what it no longer has failed")
 		}
 	}

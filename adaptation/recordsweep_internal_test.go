@@ -2,9 +2,12 @@ package adaptation
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,4 +139,55 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// TestFailingListingsBackOff: a SyncFn that keeps failing is not called on
+// every creation once the records outgrew the last listing, but once per
+// doubling of the records.
+func TestFailingListingsBackOff(t *testing.T) {
+	const creations = 10000
+	var calls atomic.Int64
+	called := make(chan struct{}, 1)
+	rt := &createOnlyRuntime{keep: 16}
+	failing := func(context.Context, SyncCB) error {
+		rt.mu.Lock() // the runtime's lock, as its listing would take
+		defer rt.mu.Unlock()
+		calls.Add(1)
+		select {
+		case called <- struct{}{}:
+		default:
+		}
+		return errors.New("store unavailable")
+	}
+	log := logrus.New()
+	log.SetOutput(io.Discard)
+	a, err := New("test", "v1", failing, nil,
+		WithDisabledExternalConnections(), WithPluginPath(t.TempDir()), WithPluginConfigPath(t.TempDir()),
+		WithLogger(logrus.NewEntry(log)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := a.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	for i := 0; i < creations; i++ {
+		if err := rt.create(a, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-called:
+	case <-time.After(20 * time.Second):
+		t.Fatal("SyncFn was never called to list the runtime's state")
+	}
+	// 2 records per creation: at most one listing each time they pass
+	// 1,024, 2,048, ... 16,384.
+	if n := calls.Load(); n > 6 {
+		t.Errorf("a failing SyncFn was called %d times for %d creations, want at most 6", n, creations)
+	}
 }
