@@ -16,12 +16,13 @@ import (
 // last listings and what was created since (plus a fixed number of
 // tombstones of removed ones), even when no teardown event is relayed.
 type lifecycle struct {
-	mu      sync.Mutex
-	pods    map[string]*record
-	ctrs    map[string]*record
-	byPod   map[string]map[string]struct{} // pod -> its containers' ids
-	removed tombstones
-	seq     uint64
+	mu        sync.Mutex
+	pods      map[string]*record
+	ctrs      map[string]*record
+	byPod     map[string]map[string]struct{} // pod -> its containers' ids
+	removed   tombstones
+	forgotten forgotten // records listings showed gone (forgotten.go)
+	seq       uint64
 
 	// sweepAbove is how many records make nrikit list the runtime's state
 	// on its own; overgrown asks for that listing (recordsweep.go).
@@ -143,6 +144,7 @@ func (l *lifecycle) init() {
 	l.ctrs = map[string]*record{}
 	l.byPod = map[string]map[string]struct{}{}
 	l.removed = newTombstones(4096)
+	l.forgotten = newForgotten(1024)
 	l.sweepAbove = sweepSlack
 	l.overgrown = make(chan struct{}, 1)
 }
@@ -280,15 +282,20 @@ func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
 // we tracked it, so every plugin is taken to know it from its snapshot.
 func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool) *record {
 	r := m[id]
-	if r == nil {
+	if r != nil {
+		return r
+	}
+	if r = l.forgotten.recall(id, podID); r != nil {
+		l.present(r) // a listing left it out, yet the runtime has it
+	} else {
 		l.seq++
 		r = &record{id: id, podID: podID, seq: l.seq, at: l.seq, assumed: assumed}
-		m[id] = r
-		if podID != "" {
-			l.indexContainer(podID, id)
-		}
-		l.overgrownLocked()
 	}
+	m[id] = r
+	if podID != "" {
+		l.indexContainer(podID, id)
+	}
+	l.overgrownLocked()
 	return r
 }
 
@@ -364,6 +371,7 @@ func (l *lifecycle) forget(p *plugin) {
 	for _, r := range l.ctrs {
 		r.plugins.remove(p)
 	}
+	l.forgotten.forget(p)
 }
 
 // containersOf lists the containers of a pod that plugins may know of, in

@@ -40,7 +40,7 @@ func (l *lifecycle) sweep(pods []*api.PodSandbox, ctrs []*api.Container, from ui
 	kept := 0
 	for id, r := range l.ctrs {
 		if l.unlisted(r, listed[id], from, now) {
-			l.dropContainer(id)
+			l.forgetContainer(id)
 		} else if r.missed == 0 {
 			kept++
 		}
@@ -70,16 +70,27 @@ func (l *lifecycle) unlisted(r *record, listed bool, from, now uint64) (gone boo
 	return false
 }
 
-// forgetPod drops a pod and its containers without tombstones: the runtime
-// no longer lists them, and an event for one of them later is relayed as
-// for any pod or container nrikit never saw. Called with mu held.
+// forgetPod drops a pod and its containers without tombstones, keeping
+// their records among the forgotten: the runtime no longer lists them, but
+// an event for one of them later still reaches the plugins that knew it.
+// Called with mu held.
 func (l *lifecycle) forgetPod(id string) {
-	l.unowe(l.pods[id], nil)
+	r := l.pods[id]
+	l.unowe(r, nil)
+	l.forgotten.keep(r)
 	delete(l.pods, id)
 	for cid := range l.byPod[id] {
+		l.forgotten.keep(l.ctrs[cid])
 		delete(l.ctrs, cid)
 	}
 	delete(l.byPod, id)
+}
+
+// forgetContainer drops a container's record, kept among the forgotten.
+// Called with mu held.
+func (l *lifecycle) forgetContainer(id string) {
+	l.forgotten.keep(l.ctrs[id])
+	l.dropContainer(id)
 }
 
 // dropContainer drops a container's record and its place in its pod's
