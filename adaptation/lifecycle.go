@@ -14,7 +14,8 @@ import (
 // snapshot missed. What the runtime's lists show to be gone is forgotten
 // (unlisted.go), so its memory is bounded by what the runtime had at its
 // last listings and what was created since (plus a fixed number of
-// tombstones of removed ones), even when no teardown event is relayed.
+// tombstones of removed ones and of records forgotten), even when no
+// teardown event is relayed.
 type lifecycle struct {
 	mu        sync.Mutex
 	pods      map[string]*record
