@@ -1,6 +1,6 @@
 // Package wasmhost runs NRI plugins compiled to WebAssembly in-process, on
 // the wazero runtime, speaking the guest ABI of the reference's released WASM
-// plugin API (wire facts §10):
+// plugin API:
 //
 //   - the guest exports plugin_api_version() -> i64, which must answer 1;
 //   - malloc(i32) -> i32 and free(i32) manage buffers in its linear memory;
