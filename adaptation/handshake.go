@@ -40,7 +40,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		kind, idx, name, config = kindPreinstalled, cand.Index, cand.Name, cand.Config
 	}
 	rev := rs.rev.revision()
-	p := newPlugin(idx, name, kind, conn.service(rev), conn, a.log)
+	p := a.newPlugin(idx, name, kind, conn.service(rev), conn)
 	p.speak(rev)
 	p.config = config
 	p.arrived = arrived
@@ -141,7 +141,7 @@ func (a *Adaptation) watch(ctx context.Context, p *plugin) {
 		defer a.wg.Done()
 		select {
 		case <-lost:
-			a.drop(p, p.eventInFlight(), failLost)
+			a.drop(context.Background(), p, p.eventInFlight(), failLost) // noticed by nrikit, not in a runtime's call
 		case <-p.closed:
 		case <-ctx.Done():
 		}
