@@ -18,8 +18,9 @@ import (
 const Version = "v0.12.5"
 
 // SyncFn lists the runtime's pods and containers and hands them to cb. It is
-// called once for every plugin that joins. Pods still being created may be
-// listed with state POD_SANDBOX_UNKNOWN.
+// called once for every plugin that joins, and on its own when nrikit's
+// lifecycle records outgrew the last listing (see below). Pods still being
+// created may be listed with state POD_SANDBOX_UNKNOWN.
 //
 // It is called holding no lock of nrikit's, so it may take the lock the
 // runtime holds while calling the event methods, and list under it or
@@ -32,13 +33,33 @@ const Version = "v0.12.5"
 // It must not call [Adaptation.BlockPluginSync], nor the Adaptation's event
 // methods while cb runs or after it returned.
 //
-// The lists need not be exact. nrikit reconciles them with whatever it
-// relayed between calling SyncFn and cb (a runtime that lists without a lock
-// lets events through): pods and containers removed meanwhile are left out of
-// the snapshot; containers whose creation finished are added, with their pod
-// announced before them; pods created meanwhile get their RunPodSandbox right
-// after the snapshot; and stops relayed meanwhile of what the snapshot lists
-// as running follow it, in the order they happened.
+// The lists are the truth for what the runtime had before the plugin
+// connected. nrikit reconciles them with what it relayed since (a runtime
+// that lists without a lock lets events through): pods and containers
+// removed meanwhile are left out of the snapshot; containers whose creation
+// finished meanwhile are added when their pod is in it, announced before
+// them; pods created meanwhile get their RunPodSandbox right after the
+// snapshot; and stops relayed meanwhile of what the snapshot lists as
+// running follow it, in the order they happened.
+//
+// Anything older that the lists leave out is not told to the joining
+// plugin: a pod or container the runtime dropped without relaying its
+// teardown, or a creation it gave up after the plugins adjusted it. A pod
+// whose RunPodSandbox went out before the plugin connected but that the
+// lists leave out (a runtime that stores it only after the call) reaches
+// the plugin by its RunPodSandbox right before the next event the runtime
+// relays for it. A container has no such second chance: a runtime that
+// stores a container only after CreateContainer returns should hold
+// [Adaptation.BlockPluginSync] until it is stored, as containerd does, or
+// list it.
+//
+// Records the lists leave out twice are forgotten; the last 1,024 are set
+// aside, so that an event the runtime still relays for one reaches the
+// plugins that knew it. When no plugin joins, nrikit calls SyncFn on its own
+// once its records outgrow the last listing by as many as the runtime has,
+// and at least 1,024; cb then sends nothing and returns no updates. So
+// lifecycle memory is bounded by what the runtime has, even if it relays no
+// teardown event at all.
 //
 // A panic in SyncFn is not recovered, unlike one in code a plugin steers:
 // the runtime may hold its own lock there, and carrying on could leave every
@@ -132,7 +153,8 @@ func (a *Adaptation) Start(ctx context.Context) error {
 // beginStart marks the adaptation started and counts the start phase in
 // a.wg, so that a Stop called meanwhile (Start holds no lock while plugins
 // join, which takes up to their registration timeouts) cancels it and waits
-// for it like any handshake.
+// for it like any handshake. It starts the listings that bound the
+// lifecycle records (sweepWhenOvergrown), which Stop waits for alike.
 func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -144,7 +166,8 @@ func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel, a.runCtx = cancel, runCtx
 	a.started = true
-	a.wg.Add(1)
+	a.wg.Add(2)
+	go a.sweepWhenOvergrown(runCtx)
 	return runCtx, nil
 }
 

@@ -41,6 +41,7 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 			// that an idle disconnect never fails the event.
 			continue
 		}
+		a.payOwed(ctx, p, ev, req)
 		// The contract advances for every plugin, subscribed or not, so that a
 		// plugin that takes only stops still gets them.
 		if !a.lifecycle.admit(p, ev, req) || !p.subscribed(ev) {

@@ -97,8 +97,9 @@
 //     lock, and list its store under it or without any lock: events are held
 //     back only once it calls its callback, when the runtime's lock, if it
 //     takes one, is already held, which is the order of the event path too
-//     (runtime lock, then nrikit). The lists need not be exact; [SyncFn] says
-//     how they are reconciled and what SyncFn must not do.
+//     (runtime lock, then nrikit). The lists are the truth for what existed
+//     before a plugin connected; [SyncFn] says how they are reconciled with
+//     what nrikit relayed since, and what SyncFn must not do.
 //   - UpdateFn is called holding no lock of nrikit's, from the plugin's
 //     UpdateContainers call, so it may take the runtime's lock: an event that
 //     holds that lock never waits for it.

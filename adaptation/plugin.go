@@ -81,6 +81,10 @@ type plugin struct {
 	// about a call the runtime made (logCtx).
 	logFromContext func(context.Context) *logrus.Entry
 	slowLog        *guard.Limiter // lines about answers late but in time
+
+	// arrived is the lifecycle clock when it connected (in-process: when its
+	// handshake began); its sync bridges only what happened since (unlisted.go).
+	arrived uint64
 }
 
 // newPlugin is newPlugin with the runtime's way to log a call's lines.
