@@ -29,13 +29,19 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 	if err := a.checkRequest(ev, pol, req); err != nil {
 		return err
 	}
+	plugins := a.registry.snapshot()
+	if len(plugins) > 0 {
+		if err := checkRequestEncoding(ev, out); err != nil {
+			return a.undeliverable(pol, ev, err)
+		}
+	}
 	if _, deadline := ctx.Deadline(); !pol.class.canFail() && (ctx.Done() != nil || deadline) {
 		// Teardown and notification reach every plugin even when the caller
 		// gives up: each call is still bounded by the request timeout. (A
 		// context that cannot end, like context.Background, is kept as is.)
 		ctx = context.WithoutCancel(ctx)
 	}
-	for _, p := range a.registry.snapshot() {
+	for _, p := range plugins {
 		if p.gone() {
 			// Dropped, or its connection lost, before its turn: skipped, so
 			// that an idle disconnect never fails the event.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,7 +42,7 @@ type socketConn struct {
 // name is the plugin's ID when known before registration, or unregistered.
 func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeService, o *options, name string) (*socketConn, error) {
 	m := mux.New(trunk, mux.WithReaderBlocked())
-	server, err := ttrpc.NewServer(o.serverOpts...)
+	server, err := ttrpc.NewServer(append(slices.Clip(o.serverOpts), ttrpc.WithChainUnaryServerInterceptor(checkCallStrings))...)
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -64,7 +65,7 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeServic
 	c.peerLog = newPeerLog(o.logger.WithFields(logrus.Fields{"plugin": name, "pid": c.pid()}))
 	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation})
 	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation})
-	c.client = ttrpc.NewClient(c.calls, o.clientOpts...)
+	c.client = ttrpc.NewClient(c.calls, append(slices.Clip(o.clientOpts), ttrpc.WithChainUnaryClientInterceptor(checkReplyStrings))...)
 	l := newConnListener(c.served, m.Done())
 	c.wg.Add(1)
 	go func() {
