@@ -29,19 +29,14 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 	if err := a.checkRequest(ev, pol, req); err != nil {
 		return err
 	}
-	plugins := a.registry.snapshot()
-	if len(plugins) > 0 {
-		if err := checkRequestEncoding(ev, out); err != nil {
-			return a.undeliverable(pol, ev, err)
-		}
-	}
+	checked := false
 	if _, deadline := ctx.Deadline(); !pol.class.canFail() && (ctx.Done() != nil || deadline) {
 		// Teardown and notification reach every plugin even when the caller
 		// gives up: each call is still bounded by the request timeout. (A
 		// context that cannot end, like context.Background, is kept as is.)
 		ctx = context.WithoutCancel(ctx)
 	}
-	for _, p := range plugins {
+	for _, p := range a.registry.snapshot() {
 		if p.gone() {
 			// Dropped, or its connection lost, before its turn: skipped, so
 			// that an idle disconnect never fails the event.
@@ -51,6 +46,13 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 		// plugin that takes only stops still gets them.
 		if !a.lifecycle.admit(p, ev, req) || !p.subscribed(ev) {
 			continue
+		}
+		if !checked {
+			// Once, and only for an event some plugin gets.
+			checked = true
+			if err := checkRequestEncoding(ev, out); err != nil {
+				return a.undeliverable(pol, ev, err)
+			}
 		}
 		err := a.deliver(ctx, pol, ev, p, func(ctx context.Context) error {
 			rsp, err := callPlugin(ctx, a, p, ev, out, rpc)
