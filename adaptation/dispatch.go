@@ -29,13 +29,13 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 	if err := a.checkRequest(ev, pol, req); err != nil {
 		return err
 	}
-	checked := false
 	if _, deadline := ctx.Deadline(); !pol.class.canFail() && (ctx.Done() != nil || deadline) {
 		// Teardown and notification reach every plugin even when the caller
 		// gives up: each call is still bounded by the request timeout. (A
 		// context that cannot end, like context.Background, is kept as is.)
 		ctx = context.WithoutCancel(ctx)
 	}
+	checked := false // the request's strings, once some plugin gets it
 	for _, p := range a.registry.snapshot() {
 		if p.gone() {
 			// Dropped, or its connection lost, before its turn: skipped, so
@@ -48,7 +48,6 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 			continue
 		}
 		if !checked {
-			// Once, and only for an event some plugin gets.
 			checked = true
 			if err := checkRequestEncoding(ev, out); err != nil {
 				return a.undeliverable(pol, ev, err)
