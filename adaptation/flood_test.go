@@ -112,26 +112,34 @@ func (rt *lockingRuntime) podLifecycle(t *testing.T, a *adaptation.Adaptation, i
 }
 
 // goroutinePeak samples the goroutine count until stop is called.
-func goroutinePeak() (stop func() int) {
+func goroutinePeak(bound int) (stop func() (int, string)) {
 	done := make(chan struct{})
-	peak := make(chan int)
+	type result struct {
+		max    int
+		stacks string
+	}
+	peak := make(chan result)
 	go func() {
-		max := runtime.NumGoroutine()
+		r := result{max: runtime.NumGoroutine()}
 		tick := time.NewTicker(200 * time.Microsecond)
 		defer tick.Stop()
 		for {
 			select {
 			case <-tick.C:
-				if n := runtime.NumGoroutine(); n > max {
-					max = n
+				if n := runtime.NumGoroutine(); n > r.max {
+					r.max = n
+					if n > bound { // what a failure report shows
+						buf := make([]byte, 1<<20)
+						r.stacks = string(buf[:runtime.Stack(buf, true)])
+					}
 				}
 			case <-done:
-				peak <- max
+				peak <- r
 				return
 			}
 		}
 	}()
-	return func() int { close(done); return <-peak }
+	return func() (int, string) { close(done); r := <-peak; return r.max, r.stacks }
 }
 
 // settledGoroutines waits until the goroutine count is at most want.
@@ -184,7 +192,7 @@ func TestFloodOfUpdateContainers(t *testing.T) {
 	perConn := max(withQuiet-base, 0)
 	bound := withQuiet + perConn + adaptation.MaxPendingPluginCalls + eventSlack
 
-	peak := goroutinePeak()
+	peak := goroutinePeak(bound)
 	flooder := e.external("20", "flood", testplugin.Config{Events: "updatepodsandbox", Flood: &testplugin.Flood{Count: floodCalls}})
 	e.waitPlugins("10-healthy", "20-flood", "30-quiet")
 	rt.waitFirst(t) // the flood is being served
@@ -197,7 +205,7 @@ func TestFloodOfUpdateContainers(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitPlugins("10-healthy", "30-quiet")
-	got := peak()
+	got, stacks := peak()
 
 	if n := len(e.events("healthy")); n != want {
 		t.Errorf("the healthy plugin got %d events, want %d", n, want)
@@ -212,8 +220,8 @@ func TestFloodOfUpdateContainers(t *testing.T) {
 	t.Logf("goroutines: %d before the flood, peak %d (bound %d), UpdateFn calls %d of %d",
 		withQuiet, got, bound, rt.started.Load(), floodCalls)
 	if got > bound {
-		t.Errorf("goroutine peak %d during the flood, bound %d (base %d, one connection %d, %d pending calls, %d for events)",
-			got, bound, withQuiet, perConn, adaptation.MaxPendingPluginCalls, eventSlack)
+		t.Errorf("goroutine peak %d during the flood, bound %d (base %d, one connection %d, %d pending calls, %d for events); at the peak:\n%s",
+			got, bound, withQuiet, perConn, adaptation.MaxPendingPluginCalls, eventSlack, stacks)
 	}
 	settledGoroutines(t, withQuiet)
 }

@@ -60,9 +60,9 @@ func (o *outgoing[Req]) seed() []byte {
 	return any(o.wire).(proto.Message).ProtoReflect().GetUnknown()
 }
 
-// encoding returns the request's encoding as plugins get it next, and its
-// descriptor; encoding it now saves to doing it. The descriptor is nil when
-// the request does not encode.
+// encoding returns the request's encoding as the next plugin gets it, and
+// its descriptor, encoding it now if it is not yet (to then reuses it). The
+// descriptor is nil when the request does not encode.
 func (o *outgoing[Req]) encoding() ([]byte, protoreflect.MessageDescriptor) {
 	switch {
 	case !o.stable && !o.seeded:
