@@ -13,9 +13,9 @@
 // table per message type built once. nrikit has an encoding of what it
 // checks at hand, or gets one from the generated encoder: a walk over a Go
 // message by protobuf reflection costs five times that encoding and
-// allocates, the walk over the bytes one to two times and does not. protobuf's decoder checks
-// strings too, but only says "string field contains invalid UTF-8";
-// Encoded names the field.
+// allocates, the walk over the bytes one to two times and does not.
+// protobuf's decoder checks strings too, but only says "string field
+// contains invalid UTF-8"; Encoded names the field.
 //
 // It returns a path such as
 //
