@@ -33,7 +33,7 @@ func (b BuiltinPlugin) validate() error {
 
 func (a *Adaptation) startBuiltins(ctx context.Context) {
 	for _, b := range a.opts.builtins {
-		p := newPlugin(b.Index, b.Name, kindBuiltin, newInProcess(b.Handler), inProcessConn{}, a.log)
+		p := a.newPlugin(b.Index, b.Name, kindBuiltin, newInProcess(b.Handler), inProcessConn{})
 		p.config = b.Config
 		a.joinFailed(ctx, kindBuiltin, 0, a.handshake(ctx, p))
 	}

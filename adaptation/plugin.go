@@ -75,7 +75,21 @@ type plugin struct {
 	rev          *revision             // the protocol revision it speaks
 	violation    atomic.Pointer[error] // the protocol error that dropped it
 	log          *logrus.Entry
-	slowLog      *guard.Limiter // lines about answers late but in time
+	// logFromContext, when the runtime gave one, makes the entry of a line
+	// about a call the runtime made (logCtx).
+	logFromContext func(context.Context) *logrus.Entry
+	slowLog        *guard.Limiter // lines about answers late but in time
+
+	// arrived is the lifecycle clock when it connected (in-process: when its
+	// handshake began); its sync bridges only what happened since (unlisted.go).
+	arrived uint64
+}
+
+// newPlugin is newPlugin with the runtime's way to log a call's lines.
+func (a *Adaptation) newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport) *plugin {
+	p := newPlugin(idx, name, kind, svc, conn, a.log)
+	p.logFromContext = a.opts.logFromContext
+	return p
 }
 
 func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport, log *logrus.Entry) *plugin {
@@ -218,7 +232,7 @@ func (p *plugin) shutdown(ctx context.Context, reason string, timeout time.Durat
 			return err
 		})
 		if err != nil && !isUnimplemented(err) {
-			p.log.WithField("reason", reason).WithError(err).Warn("nrikit: plugin did not acknowledge Shutdown; closing its connection")
+			p.logCtx(ctx).WithField("reason", reason).WithError(err).Warn("nrikit: plugin did not acknowledge Shutdown; closing its connection")
 		}
 	}
 	p.closeOnce.Do(func() {
@@ -227,7 +241,7 @@ func (p *plugin) shutdown(ctx context.Context, reason string, timeout time.Durat
 			return
 		}
 		if err := p.conn.stop(ctx); err != nil {
-			p.log.WithError(err).Warn("nrikit: plugin process did not exit in time and was killed")
+			p.logCtx(ctx).WithError(err).Warn("nrikit: plugin process did not exit in time and was killed")
 		}
 	})
 }

@@ -1,4 +1,4 @@
-//go:build !nrikit_no_wasm
+//go:build !nrikit_no_wasm && !nri_no_wasm
 
 package adaptation
 
@@ -56,7 +56,7 @@ func (a *Adaptation) loadGuest(ctx context.Context, c launch.Candidate, cache *w
 	}
 	log.WithField("took", time.Since(start).Round(time.Millisecond)).Debug("nrikit: WASM plugin loaded")
 	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.release)}
-	p := newPlugin(c.Index, c.Name, kindWASM, wasmService{g}, conn, a.log)
+	p := a.newPlugin(c.Index, c.Name, kindWASM, wasmService{g}, conn)
 	p.config = c.Config
 	return p, nil
 }
