@@ -99,7 +99,8 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./adaptation/ocispec:FuzzApply:40000x \
 	./adaptation/validator:FuzzValidate:6000x \
 	./adaptation:FuzzPluginConnection:8000x \
-	./internal/limits:FuzzCPUList:20000x
+	./internal/limits:FuzzCPUList:20000x \
+	./internal/wasmhost:FuzzLoad:5000x
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

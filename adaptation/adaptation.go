@@ -60,6 +60,10 @@ const Version = "v0.12.5"
 // and at least 1,024; cb then sends nothing and returns no updates. So
 // lifecycle memory is bounded by what the runtime has, even if it relays no
 // teardown event at all.
+//
+// A panic in SyncFn is not recovered, unlike one in code a plugin steers:
+// the runtime may hold its own lock there, and carrying on could leave every
+// later call waiting for it.
 type SyncFn func(ctx context.Context, cb SyncCB) error
 
 // SyncCB synchronizes one plugin with the given state and returns the
@@ -69,6 +73,7 @@ type SyncCB func(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Contai
 // UpdateFn applies container updates that a plugin asked for on its own, and
 // returns those that failed. nrikit calls it holding no lock of its own, so
 // it may take the lock the runtime holds while calling the event methods.
+// A panic in UpdateFn is not recovered, for the same reason as in [SyncFn].
 type UpdateFn func(ctx context.Context, updates []*api.ContainerUpdate) ([]*api.ContainerUpdate, error)
 
 // Adaptation is the runtime side of NRI. Create it with New.
@@ -110,6 +115,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 			return nil, err
 		}
 	}
+	o.metrics = guardMetrics(o.metrics, o.logger)
 	a := &Adaptation{
 		runtimeName:    runtimeName,
 		runtimeVersion: runtimeVersion,
@@ -122,7 +128,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		syncBackoff:    newSyncBackoff(),
 	}
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
-	a.changes.fn = o.changes
+	a.changes.fn, a.changes.log = o.changes, o.logger
 	a.lifecycle.init()
 	return a, nil
 }
@@ -393,15 +399,15 @@ func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, e
 	if errors.As(err, &perr) {
 		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
 	}
-	a.logJoinFailed(change)
+	a.logJoinFailed(change, err)
 	a.changes.send(change)
 }
 
 // logJoinFailed logs why a plugin did not join. Failures of external
 // connections before or at registration are logged a few times per window:
 // any local client can cause them at will.
-func (a *Adaptation) logJoinFailed(change PluginChange) {
-	log := a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason})
+func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
+	log := withStack(a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason}), err)
 	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == "register") {
 		limit := a.admission.unregisteredLog
 		if change.Plugin != unregistered {

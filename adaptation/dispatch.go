@@ -174,7 +174,8 @@ func (a *Adaptation) drop(ctx context.Context, p *plugin, phase string, f failur
 	if f == failLost {
 		reason += exitNote(p.conn)
 	}
-	p.logCtx(ctx).WithField("reason", reason).Warn("nrikit: plugin dropped")
+	reason, log := withPanic(p, p.logCtx(ctx), reason)
+	log.WithField("reason", reason).Warn("nrikit: plugin dropped")
 	a.reportLeft(p, phase, reason)
 }
 

@@ -90,6 +90,9 @@ func (a *Adaptation) abandon(p *plugin, phase string, err error) error {
 	if connectionLost(p.conn) {
 		err = withExitStatus(err, p.conn)
 	}
+	if pe := panicOf(p); pe != nil && panicIn(err) == nil {
+		err = fmt.Errorf("%w: %w", err, pe) // nrikit closed it: the peer did not simply hang up
+	}
 	p.close()
 	a.forget(p) // what its catch-up may have recorded
 	return &PluginError{Plugin: p.id, Op: phase, Err: p.explainAbandon(err), revision: p.revisionName()}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/guard"
+	"github.com/nrikit/nrikit/internal/panics"
 )
 
 // pluginKind is how a plugin came to be connected.
@@ -72,8 +73,9 @@ type plugin struct {
 	closed       chan struct{}
 	closeOnce    sync.Once
 	compat       compatState
-	rev          *revision             // the protocol revision it speaks
-	violation    atomic.Pointer[error] // the protocol error that dropped it
+	rev          *revision                    // the protocol revision it speaks
+	violation    atomic.Pointer[error]        // the protocol error that dropped it
+	panicked     atomic.Pointer[panics.Error] // the panic a call to it caused
 	log          *logrus.Entry
 	// logFromContext, when the runtime gave one, makes the entry of a line
 	// about a call the runtime made (logCtx).
@@ -181,7 +183,7 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 	if p.isClosed() || p.violation.Load() != nil {
 		return ErrPluginClosed
 	}
-	err := boundedText(fn(ctx))
+	err := boundedText(p.run(ctx, fn))
 	if err == nil {
 		p.noteSlow(start, timeout)
 		return nil

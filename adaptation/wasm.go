@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/internal/launch"
+	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/wasmhost"
 )
 
@@ -97,5 +98,13 @@ func (c *wasmConn) stop(context.Context) error {
 }
 
 func (c *wasmConn) pid() int { return 0 }
+
+// panicOf is the panic in the host's code that ended the guest, if one did.
+func (c *wasmConn) panicOf() *panics.Error {
+	if crash := c.guest.Crash(); crash != nil {
+		return panicIn(crash)
+	}
+	return nil
+}
 
 func (c *wasmConn) exitStatus(time.Duration) string { return c.guest.Status() }

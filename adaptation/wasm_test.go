@@ -285,26 +285,6 @@ func saysEither(s, a, b string) bool {
 	return strings.Contains(s, a) || b != "" && strings.Contains(s, b)
 }
 
-// waitDropped waits for the log line of a plugin's drop and returns its reason.
-func (e *env) waitDropped(id string) string {
-	e.t.Helper()
-	deadline := time.After(waitLimit)
-	for {
-		changed := e.logSignal.changed()
-		for _, entry := range e.logged(logrus.Fields{"plugin": id}) {
-			if entry.Message == "nrikit: plugin dropped" {
-				reason, _ := entry.Data["reason"].(string)
-				return reason
-			}
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			e.t.Fatalf("%s was not dropped", id)
-		}
-	}
-}
-
 // TestWASMNotReplacedByAnExternalPlugin: an external plugin registering
 // with a WASM plugin's index and name is refused and the guest stays; at
 // Stop the guest gets Shutdown and its instance is closed.
