@@ -91,7 +91,8 @@ type Adaptation struct {
 	deprecations deprecations
 	lifecycle    lifecycle
 	changes      changeFeed
-	admission    *admission // external connections registering
+	admission    *admission    // external connections registering
+	refusals     chan struct{} // refused connections being answered (refusal.go)
 	syncBackoff  *syncBackoff
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 
@@ -123,6 +124,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		opts:           o,
 		log:            o.logger,
 		admission:      newAdmission(),
+		refusals:       make(chan struct{}, maxRefusalsAnswered),
 		syncBackoff:    newSyncBackoff(),
 	}
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
@@ -333,13 +335,13 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 		}
 		pid := peerPID(conn)
 		var evicted atomic.Bool
-		registered, leave, ok := a.admission.enter(pid, func() {
+		registered, leave, err := a.admission.enter(pid, func() {
 			evicted.Store(true)
 			_ = conn.Close()
 		})
-		if !ok {
-			_ = conn.Close()
+		if err != nil {
 			a.logRefusedConnection(pid)
+			a.refuse(ctx, conn, err)
 			continue
 		}
 		a.wg.Add(1)

@@ -96,6 +96,9 @@ func callInProcess[Req proto.Message, Rsp any](ctx context.Context, running chan
 	}()
 	select {
 	case r := <-done:
+		if r.err == nil {
+			r.err = checkInProcessReply(r.rsp)
+		}
 		return r.rsp, r.err
 	case <-ctx.Done():
 		return none, context.Cause(ctx)

@@ -35,6 +35,7 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 		// context that cannot end, like context.Background, is kept as is.)
 		ctx = context.WithoutCancel(ctx)
 	}
+	checked := false // the request's strings, once some plugin gets it
 	for _, p := range a.registry.snapshot() {
 		if p.gone() {
 			// Dropped, or its connection lost, before its turn: skipped, so
@@ -46,6 +47,12 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 		// plugin that takes only stops still gets them.
 		if !a.lifecycle.admit(p, ev, req) || !p.subscribed(ev) {
 			continue
+		}
+		if !checked {
+			checked = true
+			if err := checkRequestEncoding(ev, out); err != nil {
+				return a.undeliverable(pol, ev, err)
+			}
 		}
 		err := a.deliver(ctx, pol, ev, p, func(ctx context.Context) error {
 			rsp, err := callPlugin(ctx, a, p, ev, out, rpc)

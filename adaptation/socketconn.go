@@ -49,7 +49,7 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeServic
 	c := &socketConn{trunk: trunk, mux: m, proc: proc}
 	// The runtime's own options come first: one of them may set the one
 	// unchained interceptor ttrpc allows.
-	server, err := ttrpc.NewServer(append(slices.Clip(o.serverOpts), ttrpc.WithChainUnaryServerInterceptor(c.recoverServed))...)
+	server, err := ttrpc.NewServer(append(slices.Clip(o.serverOpts), ttrpc.WithChainUnaryServerInterceptor(c.recoverServed, checkCallStrings))...)
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -72,7 +72,7 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeServic
 	c.peerLog = newPeerLog(o.logger.WithFields(logrus.Fields{"plugin": name, "pid": c.pid()}))
 	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation, Failed: c.fail})
 	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation, Failed: c.fail})
-	c.client = ttrpc.NewClient(c.calls, o.clientOpts...)
+	c.client = ttrpc.NewClient(c.calls, append(slices.Clip(o.clientOpts), ttrpc.WithChainUnaryClientInterceptor(checkReplyStrings))...)
 	l := newConnListener(c.served, m.Done())
 	c.wg.Add(1)
 	go func() {

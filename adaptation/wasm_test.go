@@ -251,7 +251,7 @@ func TestWASMHostileGuests(t *testing.T) {
 		}
 		found, explained := true, false
 		for _, entry := range e.logged(logrus.Fields{"plugin": id}) {
-			if err, ok := entry.Data["error"].(string); ok && strings.Contains(err, want[1]) && !strings.Contains(err, "\n") {
+			if err, ok := entry.Data["error"].(string); ok && saysEither(err, want[1], stoppedAtDeadline(want[1])) && !strings.Contains(err, "\n") {
 				explained = true
 			}
 		}
@@ -268,6 +268,21 @@ func TestWASMHostileGuests(t *testing.T) {
 	if n := wasmhost.Live(); n != 1 {
 		t.Errorf("%d WASM instances open, want only the good guest's", n)
 	}
+}
+
+// stoppedAtDeadline is what the error of a guest stopped at its deadline
+// says when the instance's end is noticed before the dispatch's timeout
+// (which says want), on a loaded machine; "" for other failures.
+func stoppedAtDeadline(want string) string {
+	if strings.HasPrefix(want, "plugin timed out") {
+		return "module closed with context deadline exceeded"
+	}
+	return ""
+}
+
+// saysEither reports whether s contains a, or b when b is not empty.
+func saysEither(s, a, b string) bool {
+	return strings.Contains(s, a) || b != "" && strings.Contains(s, b)
 }
 
 // TestWASMNotReplacedByAnExternalPlugin: an external plugin registering
