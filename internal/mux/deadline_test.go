@@ -171,3 +171,32 @@ func TestWriteDeadlineExtendedMidFrame(t *testing.T) {
 		t.Fatalf("mux ended: %v", err)
 	}
 }
+
+// BenchmarkWriteUnderDeadline is a small Write under a deadline of its own,
+// as a runtime bounds each call to a plugin: moving the deadline every time
+// must not cost an allocation.
+func BenchmarkWriteUnderDeadline(b *testing.B) {
+	m, raw := rawPeer(b)
+	c := mustOpen(b, m, 1)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		_, _ = io.Copy(io.Discard, raw)
+	}()
+	msg := make([]byte, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Write(msg); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.SetWriteDeadline(time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	m.Close()
+	<-drained
+}
