@@ -167,7 +167,7 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 	if p.isClosed() || p.violation.Load() != nil {
 		return ErrPluginClosed
 	}
-	err := boundedText(fn(ctx))
+	err := boundedText(p.callBounded(ctx, fn))
 	if err == nil {
 		p.noteSlow(start, timeout)
 		return nil
