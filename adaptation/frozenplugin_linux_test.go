@@ -372,3 +372,40 @@ func TestStopWithFrozenPlugin(t *testing.T) {
 		t.Fatal("RunPodSandbox to the frozen plugin still blocked after Stop returned")
 	}
 }
+
+// TestCallerDeadlineCutsShortAStalledWrite: when the runtime's caller has
+// less time than the request timeout, a request write to a plugin that
+// stopped reading ends at the caller's deadline: the call fails with the
+// caller's context error and blames no plugin, but the plugin, whose
+// connection the cut left in the middle of a message, is dropped even with
+// keep_connected.
+func TestCallerDeadlineCutsShortAStalledWrite(t *testing.T) {
+	for _, rev := range []string{"v1alpha1", "v1beta1"} {
+		t.Run(rev, func(t *testing.T) {
+			noLeaks(t)
+			e := newEnv(t, adaptation.WithRequestTimeout(time.Minute),
+				adaptation.WithDefaultFailurePolicy(adaptation.FailurePolicy{KeepConnected: true}))
+			e.start()
+			peer := dialStallingPeer(t, e.socket, rev, readsNothing, "05", "stalled",
+				api.MustParseEventMask("RunPodSandbox"), keepOnly)
+			e.waitPlugins("05-stalled")
+			peer.stall(t)
+
+			ctx, cancel := context.WithTimeout(context.Background(), frozenTimeout)
+			defer cancel()
+			err := returnsInTime(t, "RunPodSandbox", func() error {
+				return e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: fillerPod("big", oneMiB)})
+			})
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("RunPodSandbox = %v, want the caller's deadline", err)
+			}
+			var perr *adaptation.PluginError
+			if errors.As(err, &perr) {
+				t.Errorf("the caller's deadline was blamed on plugin %s: %v", perr.Plugin, err)
+			}
+			if ids := pluginIDs(e.a); len(ids) != 0 {
+				t.Errorf("plugins after a request to one was cut short: %v", ids)
+			}
+		})
+	}
+}
