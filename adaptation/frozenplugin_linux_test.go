@@ -25,7 +25,9 @@ import (
 // request timeout plus frozenMargin.
 
 const (
-	frozenTimeout = 500 * time.Millisecond
+	// frozenTimeout is the request timeout: long enough for a healthy
+	// plugin to take a 4 MiB request on a loaded machine.
+	frozenTimeout = 2 * time.Second
 	// frozenMargin is generous for a loaded two-core machine; a call that
 	// waits for a stalled peer to read never returns at all.
 	frozenMargin = 4 * time.Second
@@ -264,7 +266,8 @@ func TestKeptPluginThatTookItsRequest(t *testing.T) {
 	for _, rev := range []string{"v1alpha1", "v1beta1"} {
 		t.Run(rev, func(t *testing.T) {
 			noLeaks(t)
-			e := newEnv(t, adaptation.WithRequestTimeout(frozenTimeout))
+			e := newEnv(t, adaptation.WithRequestTimeout(frozenTimeout),
+				adaptation.WithDefaultFailurePolicy(adaptation.FailurePolicy{KeepConnected: true}))
 			e.start()
 			peer := dialStallingPeer(t, e.socket, rev, readsNothing, "05", "stalled",
 				api.MustParseEventMask("RunPodSandbox"), keepOnly)
@@ -275,6 +278,9 @@ func TestKeptPluginThatTookItsRequest(t *testing.T) {
 				t.Errorf("RunPodSandbox: %v", err)
 			}
 			e.waitPlugins("05-stalled")
+			if n := e.metrics.count("05-stalled", api.Event_RUN_POD_SANDBOX, adaptation.OutcomeTimeout); n != 1 {
+				t.Errorf("%d timeouts of RunPodSandbox counted, want 1: the plugin read nothing", n)
+			}
 		})
 	}
 }
@@ -391,7 +397,7 @@ func TestCallerDeadlineCutsShortAStalledWrite(t *testing.T) {
 			e.waitPlugins("05-stalled")
 			peer.stall(t)
 
-			ctx, cancel := context.WithTimeout(context.Background(), frozenTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer cancel()
 			err := returnsInTime(t, "RunPodSandbox", func() error {
 				return e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: fillerPod("big", oneMiB)})

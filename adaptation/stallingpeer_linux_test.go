@@ -2,8 +2,10 @@ package adaptation_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"syscall"
 	"testing"
@@ -62,12 +64,24 @@ func (c *stallingTrunk) stall() error {
 		}
 	}
 	close(c.stalled)
-	return nil
+	// A read under way would still take the next bytes: cut it short.
+	return c.UnixConn.SetReadDeadline(time.Unix(1, 0))
 }
 
 func (c *stallingTrunk) Read(b []byte) (int, error) {
+	for {
+		n, err := c.read(b)
+		if n > 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+			return n, err
+		}
+		// stall cut the read short; read again, the stalled way.
+	}
+}
+
+func (c *stallingTrunk) read(b []byte) (int, error) {
 	select {
 	case <-c.stalled:
+		_ = c.UnixConn.SetReadDeadline(time.Time{})
 	default:
 		return c.UnixConn.Read(b)
 	}
