@@ -259,29 +259,22 @@ func stalledPeer(t *testing.T, c stallCase) {
 	}
 }
 
-// TestKeptPluginThatTookItsRequest: a plugin that stops reading but whose
-// small request was written in full only times out waiting for its answer,
-// and a keep_connected policy keeps it.
+// TestKeptPluginThatTookItsRequest: a reference plugin frozen by SIGSTOP
+// whose small request the socket took in full only times out waiting for
+// its answer, and its keep_connected policy keeps it.
 func TestKeptPluginThatTookItsRequest(t *testing.T) {
-	for _, rev := range []string{"v1alpha1", "v1beta1"} {
-		t.Run(rev, func(t *testing.T) {
-			noLeaks(t)
-			e := newEnv(t, adaptation.WithRequestTimeout(frozenTimeout),
-				adaptation.WithDefaultFailurePolicy(adaptation.FailurePolicy{KeepConnected: true}))
-			e.start()
-			peer := dialStallingPeer(t, e.socket, rev, readsNothing, "05", "stalled",
-				api.MustParseEventMask("RunPodSandbox"), keepOnly)
-			e.waitPlugins("05-stalled")
-			peer.stall(t)
-			r := &stalledRun{t: t, e: e, size: smallRequest}
-			if err := r.next(setupEvent); err != nil {
-				t.Errorf("RunPodSandbox: %v", err)
-			}
-			e.waitPlugins("05-stalled")
-			if n := e.metrics.count("05-stalled", api.Event_RUN_POD_SANDBOX, adaptation.OutcomeTimeout); n != 1 {
-				t.Errorf("%d timeouts of RunPodSandbox counted, want 1: the plugin read nothing", n)
-			}
-		})
+	noLeaks(t)
+	e := newEnv(t, adaptation.WithRequestTimeout(frozenTimeout))
+	e.start()
+	e.refExternal("modern", "05", "frozen", "events=RunPodSandbox", "failure_policy=keep_connected")
+	freeze(t, e, "05-frozen")
+	r := &stalledRun{t: t, e: e, size: smallRequest}
+	if err := r.next(setupEvent); err != nil {
+		t.Errorf("RunPodSandbox: %v", err)
+	}
+	e.waitPlugins("05-frozen")
+	if n := e.metrics.count("05-frozen", api.Event_RUN_POD_SANDBOX, adaptation.OutcomeTimeout); n != 1 {
+		t.Errorf("%d timeouts of RunPodSandbox counted, want 1", n)
 	}
 }
 
