@@ -24,8 +24,8 @@ type writeBounder interface {
 	boundWrites(t time.Time)
 }
 
-// boundWrites bounds the socket writes of the request made under ctx by its
-// deadline.
+// boundWrites bounds the writes on the connection where nrikit calls the
+// plugin: only requests are written there, one call at a time.
 func (c *socketConn) boundWrites(t time.Time) { _ = c.calls.SetWriteDeadline(t) }
 
 // callBounded runs fn, which makes one call to p, with p's request writes
