@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"go.uber.org/goleak"
 
@@ -297,6 +298,35 @@ func freeze(t *testing.T, e *env, id string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	// kill returns before every thread of the process has stopped; one
+	// still running could answer the next request.
+	stopped := make(chan error, 1)
+	go func() { stopped <- waitStopped(pid) }()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatalf("waiting for plugin %s to stop: %v", id, err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatalf("plugin %s did not stop", id)
+	}
+}
+
+// waitStopped waits until the child process pid has stopped, leaving the
+// report for other waiters (waitid with WSTOPPED|WNOWAIT).
+func waitStopped(pid int) error {
+	const pPID, wStopped, wNoWait = 1, 2, 0x1000000
+	var info [128]byte // siginfo_t
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
+			uintptr(unsafe.Pointer(&info[0])), wStopped|wNoWait, 0, 0)
+		if errno != syscall.EINTR {
+			if errno != 0 {
+				return errno
+			}
+			return nil
+		}
+	}
 }
 
 // TestFrozenReferencePluginCallsReturnByDeadline: an unmodified
