@@ -1,13 +1,16 @@
 # nrikit build, test and code generation.
 #
-#   make test            vet (also of the nrikit_no_wasm build), cross-OS build and
-#                        vet, race-enabled unit tests, the big-node and churn tests
-#                        without -race, a short run of every fuzz target, the
-#                        generated-code check
+#   make test            vet (also of the nrikit_no_wasm and nri_no_wasm builds),
+#                        cross-OS build and vet, race-enabled unit tests, the
+#                        big-node and churn tests without -race, a short run of
+#                        every fuzz target, the generated-code check
 #   make cross           build and vet for every OS a runtime links nrikit on
 #   make generate        regenerate api/*.pb.go with the pinned generators
 #                        (protoc, protoc-gen-go, -go-ttrpc, -go-vtproto)
 #   make check-generate  fail when the committed generated code is stale
+#   make api-check       the exported API of adaptation against adaptation/testdata/api.txt
+#   make docs-check      every link and anchor of README.md and docs/ resolves, and the
+#                        sample outputs in docs/nritest.md are nritest's real output
 #   make soak            pod lifecycles through healthy, misbehaving and hostile
 #                        peers; prints its figures (SOAK_LIFECYCLES=N to change)
 
@@ -30,21 +33,35 @@ PROTOC_GEN_GO_VTPROTO := $(TOOLS_BIN)/protoc-gen-go-vtproto
 
 TEST_FLAGS ?=
 
-.PHONY: all build test vet cross unit bignode churn fuzz generate check-generate tools protoc clean
+.PHONY: all build test vet api-check docs-check cross unit bignode churn fuzz generate check-generate tools protoc clean
 
 all: build
 
 build:
 	$(GO) build ./...
 
-test: vet cross unit bignode churn fuzz check-generate
+test: vet api-check docs-check cross unit bignode churn fuzz check-generate
 
 vet:
 	$(GO) vet ./...
 	$(GO) build -tags nrikit_no_wasm ./...
 	$(GO) vet -tags nrikit_no_wasm ./adaptation
+	$(GO) build -tags nri_no_wasm ./...
+	$(GO) vet -tags nri_no_wasm ./adaptation
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/') ); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The later reorganisation of adaptation must keep its public API: the
+# exported identifiers and their signatures are listed in testdata/api.txt
+# (an intended change: go test -run TestPublicAPI ./adaptation -update).
+api-check:
+	$(GO) test -count=1 -run '^TestPublicAPI$$' ./adaptation
+
+# Links and anchors in README.md and docs/, and the sample outputs of
+# docs/nritest.md against real runs (-update rewrites them).
+docs-check:
+	$(GO) test -count=1 ./internal/doccheck
+	$(GO) test -count=1 -run '^TestDocSamples$$' ./cmd/nritest
 
 # Runtimes link nrikit on all of these; what an OS lacks must degrade at run
 # time (an error or a log line), never break the build.
@@ -82,7 +99,8 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./adaptation/ocispec:FuzzApply:40000x \
 	./adaptation/validator:FuzzValidate:6000x \
 	./adaptation:FuzzPluginConnection:8000x \
-	./internal/limits:FuzzCPUList:20000x
+	./internal/limits:FuzzCPUList:20000x \
+	./internal/wasmhost:FuzzLoad:5000x
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

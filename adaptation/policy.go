@@ -34,7 +34,7 @@ type eventPolicy struct {
 	evolving bool
 }
 
-// policies is the event policy table (README: "What happens when a plugin fails"). Adding an event means
+// policies is the event policy table (the package doc's "Failure policy"). Adding an event means
 // adding a row here and a method in events.go.
 var policies = map[api.Event]eventPolicy{
 	api.Event_RUN_POD_SANDBOX:               {class: classSetup, stateChange: true},

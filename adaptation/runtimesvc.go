@@ -98,7 +98,8 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 		return nil, err
 	}
 	defer s.a.updateCalls.leave()
-	failed, err := s.a.updateFn(ctx, updates)
+	var failed []*api.ContainerUpdate
+	byRuntime(func() { failed, err = s.a.updateFn(ctx, updates) })
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")
 	}

@@ -1,4 +1,4 @@
-//go:build !nrikit_no_wasm
+//go:build !nrikit_no_wasm && !nri_no_wasm
 
 package adaptation_test
 
@@ -267,26 +267,6 @@ func TestWASMHostileGuests(t *testing.T) {
 	}
 	if n := wasmhost.Live(); n != 1 {
 		t.Errorf("%d WASM instances open, want only the good guest's", n)
-	}
-}
-
-// waitDropped waits for the log line of a plugin's drop and returns its reason.
-func (e *env) waitDropped(id string) string {
-	e.t.Helper()
-	deadline := time.After(waitLimit)
-	for {
-		changed := e.logSignal.changed()
-		for _, entry := range e.logged(logrus.Fields{"plugin": id}) {
-			if entry.Message == "nrikit: plugin dropped" {
-				reason, _ := entry.Data["reason"].(string)
-				return reason
-			}
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			e.t.Fatalf("%s was not dropped", id)
-		}
 	}
 }
 

@@ -38,8 +38,10 @@ func (p *plugin) callBounded(ctx context.Context, fn func(context.Context) error
 	}
 	d, _ := ctx.Deadline()
 	b.boundWrites(d)
+	// Deferred, so that a call that panics (run, around this, recovers it)
+	// leaves no bound behind either: the call is over, no write of it is left.
+	defer b.boundWrites(time.Time{})
 	err := fn(ctx)
-	b.boundWrites(time.Time{}) // the call is over: no write of it is left
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		// Nothing else on the connection has a deadline that could expire.
 		return fmt.Errorf("%w: %w", errRequestCutShort, err)

@@ -27,11 +27,22 @@ type pluginChanges struct {
 	mu      sync.Mutex
 	running bool // the lifecycle has started
 	list    []PluginChangeReport
+	// progress, while set, gets a line per change (progress.go).
+	progress        io.Writer
+	announced       func(kind string) bool
+	refusedExternal []string
+	joinsAnnounced  map[string]bool
+	changed         chan struct{} // closed at each change announced
+}
+
+func newPluginChanges() *pluginChanges {
+	return &pluginChanges{changed: make(chan struct{}), joinsAnnounced: map[string]bool{}}
 }
 
 func (c *pluginChanges) add(ch adaptation.PluginChange) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.progressLine(ch)
 	ordinary := ch.Change == adaptation.PluginJoined && !c.running ||
 		ch.Change == adaptation.PluginLeft && ch.Reason == adaptation.ReasonRuntimeStopping
 	if ordinary {
@@ -100,7 +111,7 @@ func (r *Report) textPluginChanges(w io.Writer) {
 		if c.PID != 0 {
 			pid = fmt.Sprint(c.PID)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Plugin, c.Kind, orDash(c.Revision), pid, c.Change, c.Phase, c.Reason)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", c.Plugin, c.Kind, orDash(c.Revision), pid, c.Change, c.Phase, c.Reason, limitHint(c.Phase, c.Reason))
 	}
 	fmt.Fprintln(w)
 }

@@ -49,8 +49,8 @@ var wasmMagic = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
 // MaxConfigSize bounds a plugin's config drop-in. The config travels whole
 // in one ConfigureRequest, and ttrpc refuses a message over 4 MiB; 1 MiB
 // leaves ample room for the request's other fields and is about the largest
-// single request that every peer takes (see "Very large single requests" in
-// the README), while configs are text of a few kilobytes.
+// single request that every peer takes (see "Requests over 4 MiB" in
+// docs/operations.md), while configs are text of a few kilobytes.
 const MaxConfigSize = 1 << 20
 
 // Discover lists the plugin directory in file-name order and returns the

@@ -1,6 +1,6 @@
 // Package wasmhost runs NRI plugins compiled to WebAssembly in-process, on
 // the wazero runtime, speaking the guest ABI of the reference's released WASM
-// plugin API (wire facts §10):
+// plugin API:
 //
 //   - the guest exports plugin_api_version() -> i64, which must answer 1;
 //   - malloc(i32) -> i32 and free(i32) manage buffers in its linear memory;
@@ -14,5 +14,6 @@
 // deadline or breaks the ABI leaves the guest's state unknown, so the
 // instance is closed and the guest is dead from then on.
 //
-// Building with the tag nrikit_no_wasm leaves this package, and wazero, out.
+// Building with the tag nrikit_no_wasm (or the reference's nri_no_wasm) leaves
+// this package, and wazero, out.
 package wasmhost
