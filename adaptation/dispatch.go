@@ -106,7 +106,12 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, f failure, err error) error {
 	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}
 	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
+	cutShort := errors.Is(err, errRequestCutShort)
 	if f == failCanceled {
+		if cutShort {
+			log.Warn("nrikit: the caller's deadline cut short the plugin's request; dropping it")
+			a.drop(ctx, p, ev.Name(), f)
+		}
 		cause := context.Cause(ctx)
 		if cause == nil { // the plugin saw the caller's deadline pass a moment before we did
 			cause = context.DeadlineExceeded
@@ -115,8 +120,10 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	}
 	fails := pol.class == classValidation || pol.class == classSetup && (f == failError || f == failRejected || p.policy.FailRequest)
 	// A plugin whose instance a timeout ended (a WASM guest stopped at its
-	// deadline) cannot be kept, whatever its policy.
-	keep := f == failError || f == failRejected || f == failTimeout && p.policy.KeepConnected && !connectionLost(p.conn)
+	// deadline), or whose connection a request cut short left out of step,
+	// cannot be kept, whatever its policy.
+	keep := !cutShort && (f == failError || f == failRejected ||
+		f == failTimeout && p.policy.KeepConnected && !connectionLost(p.conn))
 	log.Warn(policyMessage(failureText(f, err), f, keep, fails, p.policy.KeepConnected))
 	if !keep {
 		a.drop(ctx, p, ev.Name(), f)
@@ -131,6 +138,9 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 func failureText(f failure, err error) string {
 	if f == failError && errors.Is(err, ErrConflict) {
 		return "nrikit: plugin's adjustment conflicts with an earlier plugin's"
+	}
+	if f == failTimeout && errors.Is(err, errRequestCutShort) {
+		return "nrikit: plugin timed out before it took the whole request"
 	}
 	return map[failure]string{
 		failError:    "nrikit: plugin failed the event",

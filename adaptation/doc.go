@@ -85,7 +85,14 @@
 // its policy. A plugin's [FailurePolicy] is its own choice; the runtime's
 // default ([WithDefaultFailurePolicy]) applies to plugins that declare none. A
 // caller that cancels its own context gets an error, and no plugin is blamed
-// for it.
+// for it, but for the one case below.
+//
+// A plugin that stops reading its socket holds a call only until the call's
+// deadline: the write of the request is bounded by it too. A request that
+// could not be written in full by then leaves the connection in the middle
+// of a message, so that plugin is dropped whatever keep_connected says, even
+// when the caller's deadline, not the plugin's timeout, cut the request short
+// (the caller then gets its own context's error).
 //
 // # Locking
 //

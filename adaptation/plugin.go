@@ -183,7 +183,9 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 	if p.isClosed() || p.violation.Load() != nil {
 		return ErrPluginClosed
 	}
-	err := boundedText(p.run(ctx, fn))
+	// run recovers a panic anywhere in the call, the bound put on its
+	// request's write included.
+	err := boundedText(p.run(ctx, func(ctx context.Context) error { return p.callBounded(ctx, fn) }))
 	if err == nil {
 		p.noteSlow(start, timeout)
 		return nil
