@@ -92,7 +92,7 @@ type Adaptation struct {
 	lifecycle    lifecycle
 	changes      changeFeed
 	admission    *admission    // external connections registering
-	refusals     chan struct{} // refused connections being answered (refusal.go)
+	refusals     chan struct{} // refused connections being answered (join_refusal.go)
 	syncBackoff  *syncBackoff
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 

@@ -16,11 +16,11 @@ import (
 type runtimeService struct {
 	a        *Adaptation
 	external bool  // external plugins name themselves; launched ones are named by file
-	refusal  error // set: every registration is refused with it (refusal.go)
+	refusal  error // set: every registration is refused with it (join_refusal.go)
 	result   chan registration
 	once     sync.Once
 	plugin   atomic.Pointer[plugin]
-	rev      connRevision  // the revision it speaks (revision.go)
+	rev      connRevision  // the revision it speaks (conn_revision.go)
 	updating chan struct{} // the plugin's updates handed to UpdateFn
 }
 

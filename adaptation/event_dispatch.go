@@ -101,7 +101,7 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 	return a.applyPolicy(ctx, pol, ev, p, f, err)
 }
 
-// applyPolicy is the event policy table's error columns (policy.go). It
+// applyPolicy is the event policy table's error columns (event_policy.go). It
 // logs one line that says what happened and what follows, then acts.
 func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, f failure, err error) error {
 	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}

@@ -60,7 +60,7 @@ func podAndContainer(t *testing.T, a *adaptation.Adaptation, id string, created 
 	return pod, ctr
 }
 
-// TestEventPolicy checks every row of the event policy table (policy.go)
+// TestEventPolicy checks every row of the event policy table (event_policy.go)
 // with real plugin processes: a misbehaving plugin 10-bad, then 20-good.
 func TestEventPolicy(t *testing.T) {
 	behaviours := map[string]testplugin.Behaviour{

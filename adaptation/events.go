@@ -88,7 +88,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	}
 	err = relayOutgoing(ctx, a, api.Event_CREATE_CONTAINER, out, api.PluginService.CreateContainer, collect)
 	if err == nil {
-		// A reply that failed to merge always fails the event (policy.go);
+		// A reply that failed to merge always fails the event (event_policy.go);
 		// this keeps a half-merged response from ever reaching the runtime.
 		err = mergeError(result.Err())
 	}

@@ -12,7 +12,7 @@ import (
 // and one remove, in that order, and nothing after the remove. It also knows
 // which pods ran, so that a plugin joining later can be told of those its
 // snapshot missed. What the runtime's lists show to be gone is forgotten
-// (unlisted.go), so its memory is bounded by what the runtime had at its
+// (lifecycle_unlisted.go), so its memory is bounded by what the runtime had at its
 // last listings and what was created since (plus a fixed number of
 // tombstones of removed ones and of records forgotten), even when no
 // teardown event is relayed.
@@ -22,16 +22,16 @@ type lifecycle struct {
 	ctrs      map[string]*record
 	byPod     map[string]map[string]struct{} // pod -> its containers' ids
 	removed   tombstones
-	forgotten forgotten // records listings showed gone (forgotten.go)
+	forgotten forgotten // records listings showed gone (lifecycle_forgotten.go)
 	seq       uint64
 
 	// sweepAbove is how many records make nrikit list the runtime's state
-	// on its own; overgrown asks for that listing (recordsweep.go).
+	// on its own; overgrown asks for that listing (lifecycle_sweep.go).
 	sweepAbove int
 	overgrown  chan struct{}
 
 	// owing counts the pods owed to plugins; paying orders their payment
-	// (owed.go).
+	// (lifecycle_owed.go).
 	owing  atomic.Int64
 	paying sync.Mutex
 }
@@ -44,7 +44,7 @@ const (
 	seenStopped
 	seenRemoved
 	// seenOwed: its snapshot left out a pod whose creation it never heard;
-	// it hears the pod's RunPodSandbox before any later event for it (owed.go).
+	// it hears the pod's RunPodSandbox before any later event for it (lifecycle_owed.go).
 	seenOwed
 )
 
@@ -64,7 +64,7 @@ type record struct {
 	// at is the lifecycle clock of the last sign that the runtime has it:
 	// its record's creation, its creation's end, an event naming it, a
 	// listing. missed is the clock of the listing that first left it out
-	// since, 0 if none (unlisted.go).
+	// since, 0 if none (lifecycle_unlisted.go).
 	at, missed uint64
 	plugins    views
 }

@@ -15,7 +15,7 @@ import "github.com/nrikit/nrikit/api"
 // two listings. The second listing is what spares a live object whose
 // runtime stored it after a listing: it stays known to the plugins that
 // heard of it, and a pod left out of a snapshot is owed to that plugin
-// (owed.go).
+// (lifecycle_owed.go).
 
 // sweep applies the lists to the records: what they carry is confirmed,
 // with the pods of the containers they carry; what they leave out with no

@@ -60,7 +60,7 @@ func observeCall[Req, Rsp proto.Message](o observedService, ctx context.Context,
 }
 
 // readable returns m, or a decoded copy of it when it travels pre-encoded
-// (outgoing.go), so that the observer can read its fields.
+// (event_outgoing.go), so that the observer can read its fields.
 func readable(m proto.Message) proto.Message {
 	if len(m.ProtoReflect().GetUnknown()) == 0 {
 		return m

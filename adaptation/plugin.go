@@ -83,7 +83,7 @@ type plugin struct {
 	slowLog        *guard.Limiter // lines about answers late but in time
 
 	// arrived is the lifecycle clock when it connected (in-process: when its
-	// handshake began); its sync bridges only what happened since (unlisted.go).
+	// handshake began); its sync bridges only what happened since (lifecycle_unlisted.go).
 	arrived uint64
 }
 

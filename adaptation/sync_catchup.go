@@ -123,7 +123,7 @@ func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Contai
 			continue
 		}
 		if r.missed != 0 {
-			l.owe(r, p) // unlisted: the runtime's to tell (owed.go)
+			l.owe(r, p) // unlisted: the runtime's to tell (lifecycle_owed.go)
 			continue
 		}
 		r.plugins.add(p, seenCreated)

@@ -16,7 +16,7 @@ import (
 // held until p has joined, so that no event falls between p's snapshot and
 // its first live event. Events relayed between SyncFn's call and the
 // callback are reconciled with the lists (lifecycle.reconcile) and caught up
-// after the snapshot; before p arrived, the lists are the truth (unlisted.go).
+// after the snapshot; before p arrived, the lists are the truth (lifecycle_unlisted.go).
 func (a *Adaptation) synchronizeAndJoin(ctx context.Context, p *plugin) error {
 	releaseGate, err := a.syncGate.enterSyncCtx(ctx)
 	if err != nil {

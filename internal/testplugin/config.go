@@ -39,7 +39,7 @@ type Config struct {
 	// it is a plugin that implements neither path for the nine events.
 	NoStateChange bool `json:"no_state_change,omitempty"`
 	// Revision is the protocol revision the plugin speaks: "v1alpha1" (the
-	// default) or "v1beta1" (see revision.go).
+	// default) or "v1beta1" (see adaptation/conn_revision.go).
 	Revision string `json:"revision,omitempty"`
 
 	// Behaviours change single calls. The key is an event's Name()
