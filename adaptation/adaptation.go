@@ -2,12 +2,8 @@ package adaptation
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -152,61 +148,6 @@ func (a *Adaptation) Start(ctx context.Context) error {
 	return a.serve(runCtx, l)
 }
 
-// beginStart marks the adaptation started and counts the start phase in
-// a.wg, so that a Stop called meanwhile (Start holds no lock while plugins
-// join, which takes up to their registration timeouts) cancels it and waits
-// for it like any handshake. It starts the listings that bound the
-// lifecycle records (sweepWhenOvergrown), which Stop waits for alike.
-func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.started {
-		return nil, ErrAlreadyStarted
-	}
-	a.registry.open()
-	a.updateCalls.start()
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.cancel, a.runCtx = cancel, runCtx
-	a.started = true
-	a.wg.Add(2)
-	go a.sweepWhenOvergrown(runCtx)
-	return runCtx, nil
-}
-
-// startPlugins connects the built-in and pre-installed plugins and opens the
-// socket, unless connections are disabled (nil listener).
-func (a *Adaptation) startPlugins(runCtx context.Context) (net.Listener, error) {
-	defer a.wg.Done()
-	a.startBuiltins(runCtx)
-	a.startPreinstalled(runCtx)
-	if a.opts.disableConnect || runCtx.Err() != nil {
-		return nil, nil
-	}
-	return listenSocket(a.opts.socketPath, a.opts.socketGroup)
-}
-
-// serve accepts external plugins on l, unless Stop ended this start.
-func (a *Adaptation) serve(runCtx context.Context, l net.Listener) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.started || a.runCtx != runCtx {
-		if l != nil {
-			_ = l.Close()
-		}
-		return ErrStartInterrupted
-	}
-	if l == nil {
-		return nil
-	}
-	a.listener = l
-	if !peerPIDSupported {
-		a.log.Debug("nrikit: this OS does not report a connecting process's pid: external plugins are logged without one")
-	}
-	a.wg.Add(1)
-	go a.acceptLoop(runCtx, l)
-	return nil
-}
-
 // Reasons nrikit gives plugins in ShutdownRequest, and in the PluginChange
 // of a plugin that leaves for them.
 const (
@@ -251,30 +192,6 @@ func (a *Adaptation) Stop(ctx context.Context) error {
 	return err
 }
 
-// waitForStop waits, within ctx and its grace, for the goroutines of the
-// handshakes and watchers and for the UpdateFn calls in progress.
-func (a *Adaptation) waitForStop(ctx context.Context) error {
-	const lockHint = " has not returned (does it wait for a lock held by Stop's caller?)"
-	handshakes, updates := make(chan error, 1), make(chan error, 1)
-	go func() { handshakes <- waitOrGiveUp(ctx, &a.wg, "the runtime's SyncFn"+lockHint) }()
-	go func() { updates <- waitOrGiveUp(ctx, &a.updateCalls.wg, "the runtime's UpdateFn"+lockHint) }()
-	return errors.Join(<-handshakes, <-updates)
-}
-
-func (a *Adaptation) shutdownAll(ctx context.Context, plugins []*plugin, reason string) {
-	var wg sync.WaitGroup
-	for _, p := range plugins {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a.forget(p)
-			p.shutdown(ctx, reason, a.opts.request)
-			a.reportLeft(p, "", reason)
-		}()
-	}
-	wg.Wait()
-}
-
 // PluginInfo describes one active plugin, for operators.
 type PluginInfo struct {
 	Plugin   string `json:"plugin"`
@@ -315,118 +232,4 @@ func eventNames(m api.EventMask) []string {
 // Deprecations lists the deprecated behaviour of the connected plugins.
 func (a *Adaptation) Deprecations() []PluginDeprecation {
 	return a.deprecations.list()
-}
-
-// acceptLoop handshakes every external connection on its own goroutine, so
-// that a slow or silent client cannot delay the others.
-func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
-	defer a.wg.Done()
-	for {
-		conn, err := l.Accept()
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			a.log.WithError(err).Warn("nrikit: accepting a plugin connection failed")
-			if !waitOrDone(ctx, 50*time.Millisecond) {
-				return
-			}
-			continue
-		}
-		pid := peerPID(conn)
-		var evicted atomic.Bool
-		registered, leave, err := a.admission.enter(pid, func() {
-			evicted.Store(true)
-			_ = conn.Close()
-		})
-		if err != nil {
-			a.logRefusedConnection(pid)
-			a.refuse(ctx, conn, err)
-			continue
-		}
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			err := a.connectSocket(ctx, conn, nil, nil, registered)
-			leave()
-			if err != nil && evicted.Load() {
-				err = &PluginError{Plugin: unregistered, Op: "register", Err: errEvicted}
-			}
-			a.joinFailed(ctx, kindExternal, pid, err)
-		}()
-	}
-}
-
-// logRefusedConnection says, a few times per window, that a connection was
-// refused: its process has its share of places, or every place is held by
-// a plugin joining.
-func (a *Adaptation) logRefusedConnection(pid int) {
-	log, ok := allowLine(a.admission.refusedLog, a.log)
-	if !ok {
-		return
-	}
-	log = log.WithField("limit", MaxRegisteringConnections).WithField("limit_per_process", MaxRegisteringConnectionsPerPID)
-	if pid != 0 {
-		log = log.WithField("pid", pid)
-	}
-	log.Warn("nrikit: refused a plugin connection: too many connections registering (from its process, or plugins joining)")
-}
-
-// waitOrDone waits d unless ctx ends first; it reports whether ctx is alive.
-func waitOrDone(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// joinFailed reports a plugin that did not join, if err says so. A
-// handshake that Stop cut short is no failure of the plugin.
-func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, err error) {
-	if err == nil {
-		return
-	}
-	if ctx.Err() != nil {
-		a.log.WithField("pid", pid).WithError(err).Info("nrikit: plugin handshake ended by Stop")
-		return
-	}
-	change := PluginChange{Change: PluginFailed, Plugin: unregistered, Kind: kind.String(), PID: pid, Reason: err.Error()}
-	var perr *PluginError
-	if errors.As(err, &perr) {
-		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
-	}
-	a.logJoinFailed(change, err)
-	a.changes.send(change)
-}
-
-// logJoinFailed logs why a plugin did not join. Failures of external
-// connections before or at registration are logged a few times per window:
-// any local client can cause them at will.
-func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
-	log := withStack(a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason}), err)
-	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == "register") {
-		limit := a.admission.unregisteredLog
-		if change.Plugin != unregistered {
-			limit = a.admission.namedLog
-		}
-		var ok bool
-		if log, ok = allowLine(limit, log); !ok {
-			return
-		}
-	}
-	if change.PID != 0 {
-		log = log.WithField("pid", change.PID)
-	}
-	switch change.Phase {
-	case "":
-		log.Warn("nrikit: plugin connection failed")
-	case "start":
-		log.Warn("nrikit: pre-installed plugin failed to start")
-	default:
-		log.WithField("phase", change.Phase).Warn(fmt.Sprintf("nrikit: plugin dropped during %s", change.Phase))
-	}
 }

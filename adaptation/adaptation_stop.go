@@ -2,6 +2,7 @@ package adaptation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -35,4 +36,28 @@ func waitOrGiveUp(ctx context.Context, wg *sync.WaitGroup, why string) error {
 	case <-grace.C:
 		return fmt.Errorf("%w: %s", ErrStopAbandoned, why)
 	}
+}
+
+// waitForStop waits, within ctx and its grace, for the goroutines of the
+// handshakes and watchers and for the UpdateFn calls in progress.
+func (a *Adaptation) waitForStop(ctx context.Context) error {
+	const lockHint = " has not returned (does it wait for a lock held by Stop's caller?)"
+	handshakes, updates := make(chan error, 1), make(chan error, 1)
+	go func() { handshakes <- waitOrGiveUp(ctx, &a.wg, "the runtime's SyncFn"+lockHint) }()
+	go func() { updates <- waitOrGiveUp(ctx, &a.updateCalls.wg, "the runtime's UpdateFn"+lockHint) }()
+	return errors.Join(<-handshakes, <-updates)
+}
+
+func (a *Adaptation) shutdownAll(ctx context.Context, plugins []*plugin, reason string) {
+	var wg sync.WaitGroup
+	for _, p := range plugins {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.forget(p)
+			p.shutdown(ctx, reason, a.opts.request)
+			a.reportLeft(p, "", reason)
+		}()
+	}
+	wg.Wait()
 }

@@ -1,0 +1,63 @@
+// Start's steps: marking the adaptation started, starting built-in and pre-installed plugins, opening the socket.
+
+package adaptation
+
+import (
+	"context"
+	"net"
+)
+
+// beginStart marks the adaptation started and counts the start phase in
+// a.wg, so that a Stop called meanwhile (Start holds no lock while plugins
+// join, which takes up to their registration timeouts) cancels it and waits
+// for it like any handshake. It starts the listings that bound the
+// lifecycle records (sweepWhenOvergrown), which Stop waits for alike.
+func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.started {
+		return nil, ErrAlreadyStarted
+	}
+	a.registry.open()
+	a.updateCalls.start()
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	a.cancel, a.runCtx = cancel, runCtx
+	a.started = true
+	a.wg.Add(2)
+	go a.sweepWhenOvergrown(runCtx)
+	return runCtx, nil
+}
+
+// startPlugins connects the built-in and pre-installed plugins and opens the
+// socket, unless connections are disabled (nil listener).
+func (a *Adaptation) startPlugins(runCtx context.Context) (net.Listener, error) {
+	defer a.wg.Done()
+	a.startBuiltins(runCtx)
+	a.startPreinstalled(runCtx)
+	if a.opts.disableConnect || runCtx.Err() != nil {
+		return nil, nil
+	}
+	return listenSocket(a.opts.socketPath, a.opts.socketGroup)
+}
+
+// serve accepts external plugins on l, unless Stop ended this start.
+func (a *Adaptation) serve(runCtx context.Context, l net.Listener) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.started || a.runCtx != runCtx {
+		if l != nil {
+			_ = l.Close()
+		}
+		return ErrStartInterrupted
+	}
+	if l == nil {
+		return nil
+	}
+	a.listener = l
+	if !peerPIDSupported {
+		a.log.Debug("nrikit: this OS does not report a connecting process's pid: external plugins are logged without one")
+	}
+	a.wg.Add(1)
+	go a.acceptLoop(runCtx, l)
+	return nil
+}

@@ -1,0 +1,78 @@
+// The accept loop: each external connection gets a place (join_admission.go) and its own handshake goroutine.
+
+package adaptation
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync/atomic"
+	"time"
+)
+
+// acceptLoop handshakes every external connection on its own goroutine, so
+// that a slow or silent client cannot delay the others.
+func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
+	defer a.wg.Done()
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			a.log.WithError(err).Warn("nrikit: accepting a plugin connection failed")
+			if !waitOrDone(ctx, 50*time.Millisecond) {
+				return
+			}
+			continue
+		}
+		pid := peerPID(conn)
+		var evicted atomic.Bool
+		registered, leave, err := a.admission.enter(pid, func() {
+			evicted.Store(true)
+			_ = conn.Close()
+		})
+		if err != nil {
+			a.logRefusedConnection(pid)
+			a.refuse(ctx, conn, err)
+			continue
+		}
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			err := a.connectSocket(ctx, conn, nil, nil, registered)
+			leave()
+			if err != nil && evicted.Load() {
+				err = &PluginError{Plugin: unregistered, Op: "register", Err: errEvicted}
+			}
+			a.joinFailed(ctx, kindExternal, pid, err)
+		}()
+	}
+}
+
+// logRefusedConnection says, a few times per window, that a connection was
+// refused: its process has its share of places, or every place is held by
+// a plugin joining.
+func (a *Adaptation) logRefusedConnection(pid int) {
+	log, ok := allowLine(a.admission.refusedLog, a.log)
+	if !ok {
+		return
+	}
+	log = log.WithField("limit", MaxRegisteringConnections).WithField("limit_per_process", MaxRegisteringConnectionsPerPID)
+	if pid != 0 {
+		log = log.WithField("pid", pid)
+	}
+	log.Warn("nrikit: refused a plugin connection: too many connections registering (from its process, or plugins joining)")
+}
+
+// waitOrDone waits d unless ctx ends first; it reports whether ctx is alive.
+func waitOrDone(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,58 @@
+// Reporting and logging a plugin that did not join (PluginFailed).
+
+package adaptation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sirupsen/logrus"
+)
+
+// joinFailed reports a plugin that did not join, if err says so. A
+// handshake that Stop cut short is no failure of the plugin.
+func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, err error) {
+	if err == nil {
+		return
+	}
+	if ctx.Err() != nil {
+		a.log.WithField("pid", pid).WithError(err).Info("nrikit: plugin handshake ended by Stop")
+		return
+	}
+	change := PluginChange{Change: PluginFailed, Plugin: unregistered, Kind: kind.String(), PID: pid, Reason: err.Error()}
+	var perr *PluginError
+	if errors.As(err, &perr) {
+		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
+	}
+	a.logJoinFailed(change, err)
+	a.changes.send(change)
+}
+
+// logJoinFailed logs why a plugin did not join. Failures of external
+// connections before or at registration are logged a few times per window:
+// any local client can cause them at will.
+func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
+	log := withStack(a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason}), err)
+	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == "register") {
+		limit := a.admission.unregisteredLog
+		if change.Plugin != unregistered {
+			limit = a.admission.namedLog
+		}
+		var ok bool
+		if log, ok = allowLine(limit, log); !ok {
+			return
+		}
+	}
+	if change.PID != 0 {
+		log = log.WithField("pid", change.PID)
+	}
+	switch change.Phase {
+	case "":
+		log.Warn("nrikit: plugin connection failed")
+	case "start":
+		log.Warn("nrikit: pre-installed plugin failed to start")
+	default:
+		log.WithField("phase", change.Phase).Warn(fmt.Sprintf("nrikit: plugin dropped during %s", change.Phase))
+	}
+}
