@@ -8,6 +8,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/internal/guard"
+	"github.com/nrikit/nrikit/internal/ratelog"
 )
 
 // A misbehaving peer gets at most violationBurst log lines per
@@ -23,11 +24,11 @@ const (
 // plugin) before registration, by plugin ID after.
 type peerLog struct {
 	entry atomic.Pointer[logrus.Entry]
-	limit *guard.Limiter
+	limit *ratelog.Limiter
 }
 
 func newPeerLog(entry *logrus.Entry) *peerLog {
-	l := &peerLog{limit: guard.NewLimiter(violationBurst, violationWindow)}
+	l := &peerLog{limit: ratelog.New(violationBurst, violationWindow)}
 	l.entry.Store(entry)
 	return l
 }

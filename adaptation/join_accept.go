@@ -54,7 +54,7 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 // refused: its process has its share of places, or every place is held by
 // a plugin joining.
 func (a *Adaptation) logRefusedConnection(pid int) {
-	log, ok := allowLine(a.admission.refusedLog, a.log)
+	log, ok := a.admission.refusedLog.AllowEntry(a.log)
 	if !ok {
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nrikit/nrikit/internal/guard"
+	"github.com/nrikit/nrikit/internal/ratelog"
 )
 
 // Bounds on external connections in their handshake (until the plugin has
@@ -47,7 +47,7 @@ type admission struct {
 	// name (an ID the runtime's own plugin holds, a sync back-off): each
 	// connection is new, so no per-connection limit holds a flood of them
 	// back, and a flood of one kind does not hide the other.
-	refusedLog, unregisteredLog, namedLog *guard.Limiter
+	refusedLog, unregisteredLog, namedLog *ratelog.Limiter
 }
 
 // admitted is one connection's place; evict closes the connection.
@@ -59,9 +59,9 @@ type admitted struct {
 
 func newAdmission() *admission {
 	return &admission{byPID: map[int]int{},
-		refusedLog:      guard.NewLimiter(10, 10*time.Second),
-		unregisteredLog: guard.NewLimiter(10, 10*time.Second),
-		namedLog:        guard.NewLimiter(10, 10*time.Second)}
+		refusedLog:      ratelog.New(10, 10*time.Second),
+		unregisteredLog: ratelog.New(10, 10*time.Second),
+		namedLog:        ratelog.New(10, 10*time.Second)}
 }
 
 // enter takes a place for a connection from pid, closing the oldest one

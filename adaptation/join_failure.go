@@ -40,7 +40,7 @@ func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
 			limit = a.admission.namedLog
 		}
 		var ok bool
-		if log, ok = allowLine(limit, log); !ok {
+		if log, ok = limit.AllowEntry(log); !ok {
 			return
 		}
 	}

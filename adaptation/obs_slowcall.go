@@ -3,7 +3,7 @@ package adaptation
 import (
 	"time"
 
-	"github.com/nrikit/nrikit/internal/guard"
+	"github.com/nrikit/nrikit/internal/ratelog"
 )
 
 // A plugin that always answers, but late, is never dropped, yet every event
@@ -12,7 +12,7 @@ import (
 // operator sees which plugin it is before it starts timing out.
 const slowLogWindow = time.Minute
 
-func newSlowLog() *guard.Limiter { return guard.NewLimiter(1, slowLogWindow) }
+func newSlowLog() *ratelog.Limiter { return ratelog.New(1, slowLogWindow) }
 
 // noteSlow logs a call of p that succeeded after more than half of timeout.
 func (p *plugin) noteSlow(start time.Time, timeout time.Duration) {
@@ -20,7 +20,7 @@ func (p *plugin) noteSlow(start time.Time, timeout time.Duration) {
 	if 2*took <= timeout {
 		return
 	}
-	log, ok := allowLine(p.slowLog, p.log)
+	log, ok := p.slowLog.AllowEntry(p.log)
 	if !ok {
 		return
 	}

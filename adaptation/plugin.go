@@ -10,8 +10,8 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
-	"github.com/nrikit/nrikit/internal/guard"
 	"github.com/nrikit/nrikit/internal/panics"
+	"github.com/nrikit/nrikit/internal/ratelog"
 )
 
 // pluginKind is how a plugin came to be connected.
@@ -80,7 +80,7 @@ type plugin struct {
 	// logFromContext, when the runtime gave one, makes the entry of a line
 	// about a call the runtime made (logCtx).
 	logFromContext func(context.Context) *logrus.Entry
-	slowLog        *guard.Limiter // lines about answers late but in time
+	slowLog        *ratelog.Limiter // lines about answers late but in time
 
 	// arrived is the lifecycle clock when it connected (in-process: when its
 	// handshake began); its sync bridges only what happened since (lifecycle_unlisted.go).

@@ -1,8 +1,12 @@
-package guard
+// Package ratelog bounds the log lines that one source (a peer, a plugin, a
+// kind of refusal) can cause, and says how many it held back.
+package ratelog
 
 import (
 	"sync"
 	"time"
+
+	"github.com/sirupsen/logrus"
 )
 
 // Limiter bounds the log lines one peer can cause: at most burst lines per
@@ -18,8 +22,8 @@ type Limiter struct {
 	suppressed int       // lines held back since the last one allowed
 }
 
-// NewLimiter allows burst lines per window.
-func NewLimiter(burst int, window time.Duration) *Limiter {
+// New allows burst lines per window.
+func New(burst int, window time.Duration) *Limiter {
 	return &Limiter{burst: burst, window: window, now: time.Now}
 }
 
@@ -48,4 +52,17 @@ func (l *Limiter) Flush() int {
 	n := l.suppressed
 	l.suppressed = 0
 	return n
+}
+
+// AllowEntry asks whether a line may be logged now; when it may, the entry
+// to log it with says how many lines were held back before it.
+func (l *Limiter) AllowEntry(log *logrus.Entry) (*logrus.Entry, bool) {
+	ok, suppressed := l.Allow()
+	if !ok {
+		return nil, false
+	}
+	if suppressed > 0 {
+		log = log.WithField("suppressed", suppressed)
+	}
+	return log, true
 }
