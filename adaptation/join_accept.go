@@ -43,7 +43,7 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 			err := a.connectSocket(ctx, conn, nil, nil, registered)
 			leave()
 			if err != nil && evicted.Load() {
-				err = &PluginError{Plugin: unregistered, Op: "register", Err: errEvicted}
+				err = &PluginError{Plugin: unregistered, Op: phaseRegister, Err: errEvicted}
 			}
 			a.joinFailed(ctx, kindExternal, pid, err)
 		}()

@@ -34,7 +34,7 @@ func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, e
 // any local client can cause them at will.
 func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
 	log := withStack(a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason}), err)
-	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == "register") {
+	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == phaseRegister) {
 		limit := a.admission.unregisteredLog
 		if change.Plugin != unregistered {
 			limit = a.admission.namedLog
@@ -50,7 +50,7 @@ func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
 	switch change.Phase {
 	case "":
 		log.Warn("nrikit: plugin connection failed")
-	case "start":
+	case phaseStart:
 		log.Warn("nrikit: pre-installed plugin failed to start")
 	default:
 		log.WithField("phase", change.Phase).Warn(fmt.Sprintf("nrikit: plugin dropped during %s", change.Phase))

@@ -24,13 +24,13 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		if proc != nil {
 			_ = proc.Kill()
 		}
-		return &PluginError{Plugin: candidateID(cand), Op: "register", Err: err}
+		return &PluginError{Plugin: candidateID(cand), Op: phaseRegister, Err: err}
 	}
 	reg, err := rs.await(ctx, a.opts.registration, conn.lost(), conn.unanswered)
 	if err != nil {
 		err = withExitStatus(withTrunkError(err, conn), conn)
 		conn.close()
-		return &PluginError{Plugin: refusedID(cand, reg), Op: "register", Err: err}
+		return &PluginError{Plugin: refusedID(cand, reg), Op: phaseRegister, Err: err}
 	}
 	if registered != nil {
 		registered()
@@ -46,7 +46,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	p.arrived = arrived
 	conn.registered(p.log)
 	if err := rs.attach(p); err != nil {
-		return a.abandon(p, "register", err)
+		return a.abandon(p, phaseRegister, err)
 	}
 	p.log.WithField("nri_version", versionOrUnknown(reg.GetNRIVersion())).Debug("nrikit: plugin registered")
 	return a.handshake(ctx, p)
@@ -70,13 +70,13 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	}
 	a.observe(p)
 	if err := a.configure(ctx, p); err != nil {
-		return a.abandon(p, "configure", err)
+		return a.abandon(p, phaseConfigure, err)
 	}
 	if err := a.synchronizeAndJoin(ctx, p); err != nil {
 		if p.kind == kindExternal && errors.Is(err, ErrPluginTimeout) {
 			a.syncBackoff.timedOut(p.id)
 		}
-		return a.abandon(p, "synchronize", err)
+		return a.abandon(p, phaseSynchronize, err)
 	}
 	a.leaveIfViolated(p)
 	a.watch(ctx, p)

@@ -57,7 +57,7 @@ func (a *Adaptation) startPreinstalled(ctx context.Context) {
 func (a *Adaptation) launch(ctx context.Context, c launch.Candidate) {
 	proc, err := launch.Start(c)
 	if err != nil {
-		a.joinFailed(ctx, kindPreinstalled, 0, &PluginError{Plugin: c.ID(), Op: "start", Err: err})
+		a.joinFailed(ctx, kindPreinstalled, 0, &PluginError{Plugin: c.ID(), Op: phaseStart, Err: err})
 		return
 	}
 	a.joinFailed(ctx, kindPreinstalled, proc.Pid(), a.connectSocket(ctx, proc.Conn(), &c, proc, nil))

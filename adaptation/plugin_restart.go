@@ -54,7 +54,7 @@ func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
 	}
 	proc, err := launch.Start(cand)
 	if err != nil {
-		err = &PluginError{Plugin: id, Op: "start", Err: err}
+		err = &PluginError{Plugin: id, Op: phaseStart, Err: err}
 		a.joinFailed(runCtx, kindPreinstalled, 0, err)
 		return err
 	}

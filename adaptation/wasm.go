@@ -25,7 +25,7 @@ func (a *Adaptation) loadWASM(ctx context.Context, modules []launch.Candidate) {
 	for _, c := range modules {
 		p, err := a.loadGuest(ctx, c, cache)
 		if err != nil {
-			a.joinFailed(ctx, kindWASM, 0, &PluginError{Plugin: c.ID(), Op: "start", Err: err})
+			a.joinFailed(ctx, kindWASM, 0, &PluginError{Plugin: c.ID(), Op: phaseStart, Err: err})
 			continue
 		}
 		wg.Add(1)

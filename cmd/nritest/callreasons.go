@@ -69,6 +69,14 @@ func eventError(eventErr string, calls []Call) string {
 	return "error: " + eventErr
 }
 
+// The phases of joining that limitHint tells apart, as
+// adaptation.PluginChange.Phase names them.
+const (
+	phaseStart       = "start"
+	phaseRegister    = "register"
+	phaseSynchronize = "synchronize"
+)
+
 // limitHint names the flag that sets the limit a plugin ran into during
 // phase, going by nrikit's reason; "" when the reason is no timeout.
 func limitHint(phase, reason string) string {
@@ -76,11 +84,11 @@ func limitHint(phase, reason string) string {
 		return ""
 	}
 	switch phase {
-	case "", "start":
+	case "", phaseStart:
 		return ""
-	case "register":
+	case phaseRegister:
 		return " (the limit is --registration-timeout)"
-	case "synchronize":
+	case phaseSynchronize:
 		return " (the limit is --sync-timeout)"
 	}
 	return timeoutHint // Configure, Shutdown and every event call
