@@ -118,17 +118,15 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 		}
 		return fmt.Errorf("nrikit: %s canceled by the caller: %w", ev.Name(), cause)
 	}
-	fails := pol.class == classValidation || pol.class == classSetup && (f == failError || f == failRejected || p.policy.FailRequest)
 	// A plugin whose instance a timeout ended (a WASM guest stopped at its
 	// deadline), or whose connection a request cut short left out of step,
 	// cannot be kept, whatever its policy.
-	keep := !cutShort && (f == failError || f == failRejected ||
-		f == failTimeout && p.policy.KeepConnected && !connectionLost(p.conn))
-	log.Warn(policyMessage(failureText(f, err), f, keep, fails, p.policy.KeepConnected))
-	if !keep {
+	d := decide(pol.class, f, p.policy, connectionLost(p.conn), cutShort)
+	log.Warn(policyMessage(failureText(f, err), f, d.keep, d.fails, p.policy.KeepConnected))
+	if !d.keep {
 		a.drop(ctx, p, ev.Name(), f)
 	}
-	if fails {
+	if d.fails {
 		return perr
 	}
 	return nil

@@ -60,3 +60,23 @@ func policyOf(e api.Event) eventPolicy {
 	}
 	return p
 }
+
+// decision is what the failure table says about one failed plugin call.
+type decision struct{ fails, keep bool }
+
+// decide is the package doc's failure table, row by row. f is never
+// failCanceled (the caller's own end blames no plugin). ended: the timeout
+// ended the plugin's instance (a WASM guest stopped at its deadline);
+// outOfStep: a request cut short left the connection unusable.
+func decide(class eventClass, f failure, pol FailurePolicy, ended, outOfStep bool) decision {
+	answered := f == failError || f == failRejected // column "Plugin returns an error"
+	keep := !outOfStep && (answered || f == failTimeout && pol.KeepConnected && !ended)
+	switch class {
+	case classSetup: // an error fails it; a timeout or loss only with fail_request
+		return decision{fails: answered || pol.FailRequest, keep: keep}
+	case classValidation: // any failure fails the creation
+		return decision{fails: true, keep: keep}
+	default: // teardown, notification: never block
+		return decision{keep: keep}
+	}
+}
