@@ -1,4 +1,5 @@
-// Start's steps: marking the adaptation started, starting built-in and pre-installed plugins, opening the socket.
+// Start's steps: marking the adaptation started, starting built-in and pre-installed plugins,
+// opening the socket.
 
 package adaptation
 

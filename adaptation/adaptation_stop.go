@@ -1,3 +1,6 @@
+// Stop's steps: shutting every plugin down and waiting, within a grace, for handshakes and UpdateFn
+// calls.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// A barrier: shared holders run together, an exclusive one alone, and neither starves the other.
+
 package adaptation
 
 import (

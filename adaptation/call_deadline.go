@@ -1,3 +1,5 @@
+// Whose deadline ended a plugin call: the call's own, or the runtime caller's.
+
 package adaptation
 
 import (

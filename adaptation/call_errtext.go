@@ -1,3 +1,5 @@
+// Bounding the text of errors whose words come from a plugin.
+
 package adaptation
 
 import "fmt"

@@ -1,3 +1,5 @@
+// Bounding the write of a request to a plugin that stops reading its socket.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// The reference's pkg/adaptation type aliases and constants.
+
 package adaptation
 
 import "github.com/nrikit/nrikit/api"

@@ -1,3 +1,5 @@
+// The reference's pkg/adaptation helper functions.
+
 package adaptation
 
 import (

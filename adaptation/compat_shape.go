@@ -1,3 +1,5 @@
+// Shaping requests as the reference does before plugins see them.
+
 package adaptation
 
 import "github.com/nrikit/nrikit/api"

@@ -1,3 +1,5 @@
+// The StateChange fallback for plugins built before the dedicated event RPCs.
+
 package adaptation
 
 import (

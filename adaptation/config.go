@@ -1,3 +1,5 @@
+// Config and its TOML/JSON form.
+
 package adaptation
 
 import (

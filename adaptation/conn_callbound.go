@@ -1,3 +1,5 @@
+// Bounding the requests one plugin connection has pending (MaxPendingPluginCalls).
+
 package adaptation
 
 import (

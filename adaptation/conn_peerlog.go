@@ -1,3 +1,5 @@
+// Rate-limited reports of a peer's protocol violations.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// Which revision a connection speaks, and dropping a plugin that breaks the protocol.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// The Runtime service a plugin calls: RegisterPlugin and UpdateContainers.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// The Runtime calls served on a plugin connection, for the guard's allow-list.
+
 package adaptation
 
 // runtimeCalls lists the calls nrikit serves in every revision's Runtime

@@ -1,3 +1,5 @@
+// A plugin's socket connection: mux, ttrpc client and server, guards, its process.
+
 package adaptation
 
 import (

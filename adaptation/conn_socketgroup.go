@@ -1,3 +1,5 @@
+// WithSocketGroup: the socket's and its directory's modes and group.
+
 package adaptation
 
 import (

@@ -1,5 +1,7 @@
 //go:build !unix
 
+// The same where there are no unix permissions.
+
 package adaptation
 
 import "os"

@@ -1,5 +1,7 @@
 //go:build unix
 
+// Whether a directory is the runtime's own and private, on unix.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// The runtime's UpdateFn calls in progress, for Stop to wait for.
+
 package adaptation
 
 import (

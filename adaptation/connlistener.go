@@ -1,3 +1,5 @@
+// A listener that hands out one connection that is already open.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// The public errors, PluginError, and classifying a plugin's failure.
+
 package adaptation
 
 import (

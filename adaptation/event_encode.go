@@ -1,3 +1,5 @@
+// Reflection-free encoding of requests with the generated vtproto code.
+
 package adaptation
 
 import (

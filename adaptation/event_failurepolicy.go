@@ -1,3 +1,5 @@
+// FailurePolicy: a plugin's fail_request and keep_connected, declared or defaulted.
+
 package adaptation
 
 import "github.com/nrikit/nrikit/api"

@@ -1,3 +1,5 @@
+// The event policy table (class of every event) and decide, the failure table as code.
+
 package adaptation
 
 import "github.com/nrikit/nrikit/api"

@@ -1,3 +1,5 @@
+// Refusing setup events for pods and containers already removed.
+
 package adaptation
 
 import (

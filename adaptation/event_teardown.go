@@ -1,3 +1,5 @@
+// The stops and removals nrikit relays on its own when a pod goes.
+
 package adaptation
 
 import (

@@ -1,3 +1,6 @@
+// Refusing strings that are not valid UTF-8 in requests and replies (ErrInvalidUTF8), naming the
+// field.
+
 package adaptation
 
 import (

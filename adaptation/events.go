@@ -1,3 +1,5 @@
+// The 13 event methods a runtime calls.
+
 package adaptation
 
 import (

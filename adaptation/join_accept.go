@@ -1,4 +1,5 @@
-// The accept loop: each external connection gets a place (join_admission.go) and its own handshake goroutine.
+// The accept loop: each external connection gets a place (join_admission.go) and its own handshake
+// goroutine.
 
 package adaptation
 

@@ -1,3 +1,5 @@
+// The bounds on connections registering at once, and the log limits of their refusals.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// A plugin's handshake: register, configure, synchronize, then watch its connection.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// Answering a refused connection's RegisterPlugin with why, before closing it.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// The lifecycle contract: per-object records that order and deduplicate events per plugin.
+
 package adaptation
 
 import (

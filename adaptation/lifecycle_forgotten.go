@@ -1,3 +1,5 @@
+// Records the listings showed gone, kept in fixed memory for late teardowns.
+
 package adaptation
 
 // forgotten keeps, in fixed memory, the records that listings showed gone,

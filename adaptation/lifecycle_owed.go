@@ -1,3 +1,5 @@
+// Pods owed to a plugin: their RunPodSandbox goes before the next event for them.
+
 package adaptation
 
 import (

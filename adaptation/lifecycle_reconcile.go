@@ -1,3 +1,5 @@
+// Reconciling a plugin's snapshot with the events relayed since the listing.
+
 package adaptation
 
 import (

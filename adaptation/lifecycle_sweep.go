@@ -1,3 +1,5 @@
+// nrikit's own listings when the records outgrow the last one.
+
 package adaptation
 
 import (

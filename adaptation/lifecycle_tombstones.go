@@ -1,3 +1,5 @@
+// Recently removed IDs, so that late events for them are not relayed.
+
 package adaptation
 
 // tombstones remembers the most recently removed ids in fixed memory, so

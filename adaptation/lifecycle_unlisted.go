@@ -1,3 +1,5 @@
+// Applying the runtime's lists to the records: what they leave out is missed, then forgotten.
+
 package adaptation
 
 import "github.com/nrikit/nrikit/api"

@@ -1,3 +1,5 @@
+// WithPluginCallObserver: every call to a plugin, as the wire sees it.
+
 package adaptation
 
 import (

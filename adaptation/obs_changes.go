@@ -1,3 +1,5 @@
+// PluginChange: joins, failures and departures, reported to the runtime.
+
 package adaptation
 
 import (

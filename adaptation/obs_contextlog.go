@@ -1,3 +1,5 @@
+// Logging with the caller's context: WithContextLogger, WithLoggerFromContext.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// Recording plugins' deprecated behaviour (Deprecations).
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// The Metrics interface and call outcomes.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// MetricsRecorder: the reference-shaped metrics adapter.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// Calling the runtime's Metrics so that its panic ends no process.
+
 package adaptation
 
 import (

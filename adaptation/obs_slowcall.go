@@ -1,3 +1,5 @@
+// Logging plugin answers that came late but in time.
+
 package adaptation
 
 import (

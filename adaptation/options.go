@@ -1,3 +1,5 @@
+// Option and the With* options.
+
 package adaptation
 
 import (

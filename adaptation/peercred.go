@@ -1,5 +1,7 @@
 //go:build linux || darwin
 
+// Reading a unix socket's file descriptor.
+
 package adaptation
 
 import "net"

@@ -1,3 +1,5 @@
+// The peer's pid from LOCAL_PEERPID.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// The peer's pid from SO_PEERCRED.
+
 package adaptation
 
 import (

@@ -1,5 +1,7 @@
 //go:build !linux && !darwin
 
+// No peer pid on this OS.
+
 package adaptation
 
 import "net"

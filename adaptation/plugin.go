@@ -1,3 +1,5 @@
+// The plugin type: one connected plugin of any kind, and invoking it.
+
 package adaptation
 
 import (

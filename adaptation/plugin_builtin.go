@@ -1,3 +1,5 @@
+// Built-in plugins (BuiltinPlugin), called in process.
+
 package adaptation
 
 import (

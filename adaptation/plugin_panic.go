@@ -1,3 +1,5 @@
+// Containing a panic in code a plugin steers: it ends that plugin, never the runtime.
+
 package adaptation
 
 import (

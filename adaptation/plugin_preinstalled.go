@@ -1,3 +1,5 @@
+// Launching pre-installed plugins from the plugin path.
+
 package adaptation
 
 import (

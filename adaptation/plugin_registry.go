@@ -1,3 +1,5 @@
+// The ordered, copy-on-write list of active plugins.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// RestartPlugin: replacing a pre-installed plugin with a new process.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// The back-off of plugins that timed out synchronizing (ErrSyncBackoff).
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// BlockPluginSync: holding off synchronizations while the runtime stores a creation.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// Telling a joining plugin what its snapshot missed, in order.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// Synchronizing a joining plugin: SyncFn's callback, the snapshot, and joining the dispatch list.
+
 package adaptation
 
 import (

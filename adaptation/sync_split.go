@@ -1,3 +1,5 @@
+// Splitting a snapshot too big for one message (v1beta1).
+
 package adaptation
 
 import (

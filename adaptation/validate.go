@@ -1,3 +1,5 @@
+// ValidateContainerAdjustment: consulting the validators of a creation.
+
 package adaptation
 
 import (

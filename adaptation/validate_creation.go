@@ -1,3 +1,5 @@
+// What CreateContainer keeps while plugins adjust a container, for its validators.
+
 package adaptation
 
 import (

@@ -1,3 +1,5 @@
+// WithDefaultValidator: the reference's default validator, built in.
+
 package adaptation
 
 import (

@@ -1,5 +1,7 @@
 //go:build !nrikit_no_wasm && !nri_no_wasm
 
+// Loading WASM plugins and running each guest as a plugin.
+
 package adaptation
 
 import (

@@ -1,5 +1,7 @@
 //go:build !nrikit_no_wasm && !nri_no_wasm
 
+// The shared compilation cache of the WASM plugins loaded together.
+
 package adaptation
 
 import (

@@ -1,5 +1,7 @@
 //go:build nrikit_no_wasm || nri_no_wasm
 
+// Without WASM support (nrikit_no_wasm, nri_no_wasm): WASM plugins are skipped and reported.
+
 package adaptation
 
 import (

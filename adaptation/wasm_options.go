@@ -1,3 +1,5 @@
+// The WASM options: memory limit and compilation cache directory.
+
 package adaptation
 
 import "fmt"

@@ -1,5 +1,7 @@
 //go:build !nrikit_no_wasm && !nri_no_wasm
 
+// Serving the Plugin service by calling a WASM guest's exports.
+
 package adaptation
 
 import (
