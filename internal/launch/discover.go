@@ -1,6 +1,5 @@
-// Package launch discovers pre-installed NRI plugins in the plugin directory
-// and runs each one as a child process connected to the runtime by a
-// socketpair passed as the child's fd 3.
+// Discovering the pre-installed plugins in the plugin directory, with their config drop-ins.
+
 package launch
 
 import (
