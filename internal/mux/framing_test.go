@@ -94,7 +94,7 @@ func TestTTRPCWritesReachReference(t *testing.T) {
 		{10, []int{10}},
 		{4096, []int{4096}},
 		{4097, []int{4096, 1}},
-		{9061, []int{4096, 4965}}, // measured from the reference writer (wire facts §1.4)
+		{9061, []int{4096, 4965}}, // measured from the reference writer
 		{2 << 20, []int{4096, 2<<20 - 4096}},
 		{10, []int{10}}, // after a large message, the reader's buffer is empty again
 	}

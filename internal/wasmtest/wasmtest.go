@@ -20,7 +20,7 @@ type Module struct {
 	Malloc int32
 }
 
-// NoMemory is the module of issue 20: right exports, right signatures, API
+// NoMemory is a module with the right exports, right signatures, API
 // version 1, and no linear memory.
 func NoMemory() []byte { return Module{Version: 1, Malloc: 16}.Bytes() }
 

@@ -21,7 +21,7 @@ import (
 
 // The floor is a do-nothing runtime side: nrikit's mux and ttrpc, with no
 // locking, bookkeeping, merge or policy. It registers each plugin as the
-// wire facts prescribe (RegisterPlugin served, then Configure and an empty
+// protocol requires (RegisterPlugin served, then Configure and an empty
 // Synchronize) and relays each event with exactly the ttrpc calls both
 // adaptations make for it: the event's dedicated method to each plugin
 // subscribed to it, in index order, and for CreateContainer then

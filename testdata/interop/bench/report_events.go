@@ -194,7 +194,7 @@ func count(v float64) string {
 	return fmt.Sprintf("%.1f", v)
 }
 
-// printTargets checks the ratios against the targets of issue #10.
+// printTargets checks the ratios against the targets in docs/performance.md.
 func printTargets(out io.Writer, rep *report) {
 	type target struct {
 		what    string
@@ -237,7 +237,7 @@ func printTargets(out io.Writer, rep *report) {
 	if len(lines) == 0 {
 		return
 	}
-	fmt.Fprintf(out, "\n3. Targets of issue #10 (ratios of the medians above)\n%s\n", strings.Join(lines, "\n"))
+	fmt.Fprintf(out, "\n3. Targets in docs/performance.md (ratios of the medians above)\n%s\n", strings.Join(lines, "\n"))
 }
 
 // verdictLine says whether ours/ref, as printed, meets a target.
