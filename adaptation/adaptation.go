@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // Version is the NRI version nrikit announces to plugins in Configure.
@@ -86,8 +87,8 @@ type Adaptation struct {
 	log            *logrus.Entry
 
 	registry     registry
-	barrier      barrier // events share it; a synchronizing plugin takes it alone
-	syncGate     barrier // BlockPluginSync's: blocks share it, a synchronization takes it alone
+	barrier      syncx.Barrier // events share it; a synchronizing plugin takes it alone
+	syncGate     syncx.Barrier // BlockPluginSync's: blocks share it, a synchronization takes it alone
 	deprecations deprecations
 	lifecycle    lifecycle
 	changes      changeFeed

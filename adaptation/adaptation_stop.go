@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // closingGrace is how long Stop still waits after its context ended, for
@@ -21,24 +23,10 @@ const closingGrace = time.Second
 // context is cancelled, so once SyncFn returns, the plugin fails its sync
 // and is dropped without joining.
 func waitOrGiveUp(ctx context.Context, wg *sync.WaitGroup, why string) error {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		wg.Wait()
-	}()
-	select {
-	case <-done:
+	if syncx.WaitOrGiveUp(ctx, wg, closingGrace) {
 		return nil
-	case <-ctx.Done():
 	}
-	grace := time.NewTimer(closingGrace)
-	defer grace.Stop()
-	select {
-	case <-done:
-		return nil
-	case <-grace.C:
-		return fmt.Errorf("%w: %s", ErrStopAbandoned, why)
-	}
+	return fmt.Errorf("%w: %s", ErrStopAbandoned, why)
 }
 
 // waitForStop waits, within ctx and its grace, for the goroutines of the

@@ -200,7 +200,7 @@ func (a *Adaptation) forget(p *plugin) {
 // Teardown and notification events wait for it whatever their caller's
 // context, so that they are never lost; see setupBarrier for the others.
 func (a *Adaptation) eventBarrier() (release func()) {
-	release, _ = a.barrier.enterEvent(context.Background())
+	release, _ = a.barrier.EnterShared(context.Background())
 	return release
 }
 
@@ -208,7 +208,7 @@ func (a *Adaptation) eventBarrier() (release func()) {
 // the caller's context ends while a plugin synchronizes, since the runtime
 // has then given up on the operation anyway.
 func (a *Adaptation) setupBarrier(ctx context.Context, ev api.Event) (release func(), err error) {
-	release, err = a.barrier.enterEvent(ctx)
+	release, err = a.barrier.EnterShared(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("nrikit: %s given up while waiting for a plugin's synchronization: %w", ev.Name(), err)
 	}

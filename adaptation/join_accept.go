@@ -9,6 +9,8 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // acceptLoop handshakes every external connection on its own goroutine, so
@@ -22,7 +24,7 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 				return
 			}
 			a.log.WithError(err).Warn("nrikit: accepting a plugin connection failed")
-			if !waitOrDone(ctx, 50*time.Millisecond) {
+			if !syncx.Sleep(ctx, 50*time.Millisecond) {
 				return
 			}
 			continue
@@ -64,16 +66,4 @@ func (a *Adaptation) logRefusedConnection(pid int) {
 		log = log.WithField("pid", pid)
 	}
 	log.Warn("nrikit: refused a plugin connection: too many connections registering (from its process, or plugins joining)")
-}
-
-// waitOrDone waits d unless ctx ends first; it reports whether ctx is alive.
-func waitOrDone(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

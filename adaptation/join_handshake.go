@@ -11,6 +11,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/launch"
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // connectSocket registers, configures and synchronizes the plugin on trunk.
@@ -100,14 +101,7 @@ func (a *Adaptation) abandon(p *plugin, phase string, err error) error {
 	return &PluginError{Plugin: p.id, Op: phase, Err: p.explainAbandon(err), revision: p.revisionName()}
 }
 
-func connectionLost(t transport) bool {
-	select {
-	case <-t.lost():
-		return true
-	default:
-		return false
-	}
-}
+func connectionLost(t transport) bool { return syncx.Closed(t.lost()) }
 
 func (a *Adaptation) configure(ctx context.Context, p *plugin) error {
 	req := &api.ConfigureRequest{

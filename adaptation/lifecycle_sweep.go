@@ -88,7 +88,7 @@ var errNoListing = errors.New("nrikit: the runtime's sync function did not call 
 // records with its lists, under the event barrier. Without a SyncFn the
 // lists are empty, as every joining plugin's snapshot is.
 func (a *Adaptation) listForRecords(ctx context.Context) error {
-	releaseGate, err := a.syncGate.enterSyncCtx(ctx)
+	releaseGate, err := a.syncGate.EnterExclusiveCtx(ctx)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (a *Adaptation) listForRecords(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return nil, err // stopping
 		}
-		release := a.barrier.enterSync()
+		release := a.barrier.EnterExclusive()
 		defer release()
 		a.lifecycle.sweepListed(pods, ctrs, from)
 		return nil, nil

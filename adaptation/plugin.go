@@ -14,6 +14,7 @@ import (
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/ratelog"
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // pluginKind is how a plugin came to be connected.
@@ -143,25 +144,10 @@ func (p *plugin) gone() bool {
 	if p.isClosed() {
 		return true
 	}
-	if p.conn == nil {
-		return false
-	}
-	select {
-	case <-p.conn.lost():
-		return true
-	default:
-		return false
-	}
+	return p.conn != nil && syncx.Closed(p.conn.lost())
 }
 
-func (p *plugin) isClosed() bool {
-	select {
-	case <-p.closed:
-		return true
-	default:
-		return false
-	}
-}
+func (p *plugin) isClosed() bool { return syncx.Closed(p.closed) }
 
 // invoke runs fn as this plugin's one request in progress, with timeout
 // counted from now: waiting for an earlier request of a slow plugin counts

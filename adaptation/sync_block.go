@@ -32,7 +32,7 @@ type PluginSyncBlock struct {
 // lock that SyncFn takes: a block may wait for a synchronization, and the
 // synchronization calls SyncFn.
 func (a *Adaptation) BlockPluginSync() *PluginSyncBlock {
-	release, _ := a.syncGate.enterEvent(context.Background())
+	release, _ := a.syncGate.EnterShared(context.Background())
 	b := &PluginSyncBlock{}
 	b.release.Store(&release)
 	return b

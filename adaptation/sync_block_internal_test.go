@@ -6,12 +6,30 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 func gateState(a *Adaptation) (blocks int, syncing bool) {
-	a.syncGate.mu.Lock()
-	defer a.syncGate.mu.Unlock()
-	return a.syncGate.events, a.syncGate.syncing
+	st, _ := a.syncGate.State()
+	return st.Shared, st.Exclusive
+}
+
+// waitUntil waits, on the barrier's own wake-ups, until cond holds.
+func waitUntil(t *testing.T, b *syncx.Barrier, what string, cond func(syncx.BarrierState) bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		st, changed := b.State()
+		if cond(st) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("barrier never got to: %s", what)
+		}
+	}
 }
 
 // Unblock is safe on nil, twice, and from two goroutines at once: a block
@@ -48,18 +66,18 @@ func TestPluginSyncBlockHoldsBackSync(t *testing.T) {
 	b := a.BlockPluginSync()
 	synced, leave := make(chan struct{}), make(chan func(), 1)
 	go func() {
-		release, err := a.syncGate.enterSyncCtx(context.Background())
+		release, err := a.syncGate.EnterExclusiveCtx(context.Background())
 		if err != nil {
 			t.Error(err)
 		}
 		leave <- release
 		close(synced)
 	}()
-	waitUntil(t, &a.syncGate, "the sync waiting for the block", func() bool { return a.syncGate.syncing })
+	waitUntil(t, &a.syncGate, "the sync waiting for the block", func(st syncx.BarrierState) bool { return st.Exclusive })
 	later := make(chan *PluginSyncBlock, 1)
 	go func() { later <- a.BlockPluginSync() }()
-	waitUntil(t, &a.syncGate, "a new block held back", func() bool { return a.syncGate.held == 1 })
-	if isClosed(synced) {
+	waitUntil(t, &a.syncGate, "a new block held back", func(st syncx.BarrierState) bool { return st.Held == 1 })
+	if syncx.Closed(synced) {
 		t.Fatal("a sync started while a block was held")
 	}
 	b.Unblock()
@@ -83,10 +101,10 @@ func TestPluginSyncWaitGivesUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	failed := make(chan error, 1)
 	go func() {
-		_, err := a.syncGate.enterSyncCtx(ctx)
+		_, err := a.syncGate.EnterExclusiveCtx(ctx)
 		failed <- err
 	}()
-	waitUntil(t, &a.syncGate, "the sync waiting for the block", func() bool { return a.syncGate.syncing })
+	waitUntil(t, &a.syncGate, "the sync waiting for the block", func(st syncx.BarrierState) bool { return st.Exclusive })
 	cancel()
 	if err := <-failed; !errors.Is(err, context.Canceled) {
 		t.Fatalf("sync wait = %v, want context.Canceled", err)

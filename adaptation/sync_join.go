@@ -20,7 +20,7 @@ import (
 // callback are reconciled with the lists (lifecycle.reconcile) and caught up
 // after the snapshot; before p arrived, the lists are the truth (lifecycle_unlisted.go).
 func (a *Adaptation) synchronizeAndJoin(ctx context.Context, p *plugin) error {
-	releaseGate, err := a.syncGate.enterSyncCtx(ctx)
+	releaseGate, err := a.syncGate.EnterExclusiveCtx(ctx)
 	if err != nil {
 		return fmt.Errorf("nrikit: waiting for the runtime's plugin sync blocks to end: %w", err)
 	}
@@ -76,7 +76,7 @@ func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*
 		return nil, errors.New("nrikit: sync callback called after the runtime's sync function returned")
 	}
 	s.called = true
-	s.release = s.a.barrier.enterSync()
+	s.release = s.a.barrier.EnterExclusive()
 	s.pods, s.ctrs = s.a.lifecycle.reconcile(pods, ctrs, min(s.p.arrived, s.since))
 	updates, err := s.a.sendSnapshot(ctx, s.p, s.pods, s.ctrs)
 	return withResources(updates), err

@@ -1,6 +1,6 @@
 // A barrier: shared holders run together, an exclusive one alone, and neither starves the other.
 
-package adaptation
+package syncx
 
 import (
 	"context"
@@ -9,14 +9,16 @@ import (
 	"github.com/nrikit/nrikit/internal/wake"
 )
 
-// barrier keeps event fan-outs and plugin synchronizations apart: any
-// number of fan-outs run together, a synchronization runs alone. A waiting
+// Barrier keeps shared holders (event fan-outs) and exclusive ones (plugin
+// synchronizations) apart: any number of shared holders run together, an
+// exclusive one runs alone; in what follows, a fan-out is a shared holder
+// and a synchronization an exclusive one. A waiting
 // synchronization holds back new fan-outs, so that a steady flow of events
 // cannot starve it; the fan-outs it held back go before the next
 // synchronization, so that plugins joining together cannot starve events.
 // Unlike a sync.RWMutex, a fan-out may give up waiting when its caller's
 // context ends.
-type barrier struct {
+type Barrier struct {
 	mu           sync.Mutex
 	events       int         // fan-outs in progress
 	held         int         // fan-outs waiting because of a synchronization
@@ -26,9 +28,9 @@ type barrier struct {
 	leave        func()      // leaveEvent, bound once rather than per event
 }
 
-// enterEvent waits until no synchronization runs or waits, or until ctx
+// EnterShared waits until no synchronization runs or waits, or until ctx
 // ends; it returns the release on success.
-func (b *barrier) enterEvent(ctx context.Context) (release func(), err error) {
+func (b *Barrier) EnterShared(ctx context.Context) (release func(), err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.syncing {
@@ -49,29 +51,29 @@ func (b *barrier) enterEvent(ctx context.Context) (release func(), err error) {
 }
 
 // unhold counts a held-back fan-out out. Called with mu held.
-func (b *barrier) unhold() {
+func (b *Barrier) unhold() {
 	b.held--
 	b.changed.Broadcast()
 }
 
-func (b *barrier) leaveEvent() {
+func (b *Barrier) leaveEvent() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.events--
 	b.changed.Broadcast()
 }
 
-// enterSync waits for its turn, after the fan-outs that an earlier
+// EnterExclusive waits for its turn, after the fan-outs that an earlier
 // synchronization held back, then until no fan-out runs. It does not give
-// up: fan-outs are bounded by their plugins' timeouts.
-func (b *barrier) enterSync() (release func()) {
-	release, _ = b.enterSyncCtx(context.Background())
+// up: its users bound their fan-outs (by their plugins' timeouts).
+func (b *Barrier) EnterExclusive() (release func()) {
+	release, _ = b.EnterExclusiveCtx(context.Background())
 	return release
 }
 
-// enterSyncCtx is enterSync that gives up when ctx ends, leaving the
-// barrier as if it had never asked.
-func (b *barrier) enterSyncCtx(ctx context.Context) (release func(), err error) {
+// EnterExclusiveCtx is EnterExclusive that gives up when ctx ends, leaving
+// the barrier as if it had never asked.
+func (b *Barrier) EnterExclusiveCtx(ctx context.Context) (release func(), err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.syncsWaiting++
@@ -96,7 +98,7 @@ func (b *barrier) enterSyncCtx(ctx context.Context) (release func(), err error) 
 	return b.leaveSync, nil
 }
 
-func (b *barrier) leaveSync() {
+func (b *Barrier) leaveSync() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.syncing = false
@@ -105,7 +107,7 @@ func (b *barrier) leaveSync() {
 
 // wait waits for the next change, with mu held on entry and on return; it
 // reports false if ctx ended first.
-func (b *barrier) wait(ctx context.Context) bool {
+func (b *Barrier) wait(ctx context.Context) bool {
 	ch := b.changed.Wait()
 	b.mu.Unlock()
 	defer b.mu.Lock()
@@ -115,4 +117,19 @@ func (b *barrier) wait(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// BarrierState is a snapshot of a Barrier, for tests of its users.
+type BarrierState struct {
+	Shared    int  // shared holders in
+	Held      int  // shared holders waiting because of an exclusive one
+	Exclusive bool // an exclusive holder is in, or waits for shared ones to leave
+	Waiting   int  // exclusive holders waiting for their turn
+}
+
+// State returns b's state now, and a channel closed at its next change.
+func (b *Barrier) State() (BarrierState, <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return BarrierState{Shared: b.events, Held: b.held, Exclusive: b.syncing, Waiting: b.syncsWaiting}, b.changed.Wait()
 }

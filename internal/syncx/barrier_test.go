@@ -1,4 +1,4 @@
-package adaptation
+package syncx
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 )
 
 // waitUntil waits, on the barrier's own wake-ups, until cond holds.
-func waitUntil(t *testing.T, b *barrier, what string, cond func() bool) {
+func waitUntil(t *testing.T, b *Barrier, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -26,24 +26,15 @@ func waitUntil(t *testing.T, b *barrier, what string, cond func() bool) {
 	}
 }
 
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
 // Fan-outs held back by one synchronization go before the next one: plugins
 // joining one after another cannot keep events out.
 func TestBarrierHeldEventsGoBeforeTheNextSync(t *testing.T) {
-	b := &barrier{}
-	leave1 := b.enterSync()
+	b := &Barrier{}
+	leave1 := b.EnterExclusive()
 
 	entered, finish := make(chan struct{}), make(chan struct{})
 	go func() {
-		release, err := b.enterEvent(context.Background())
+		release, err := b.EnterShared(context.Background())
 		if err != nil {
 			t.Error(err)
 			return
@@ -56,14 +47,14 @@ func TestBarrierHeldEventsGoBeforeTheNextSync(t *testing.T) {
 
 	synced, leave2 := make(chan struct{}), make(chan func(), 1)
 	go func() {
-		leave2 <- b.enterSync()
+		leave2 <- b.EnterExclusive()
 		close(synced)
 	}()
 	waitUntil(t, b, "a second sync waiting", func() bool { return b.syncsWaiting == 1 })
 
 	leave1()
 	<-entered
-	if isClosed(synced) {
+	if Closed(synced) {
 		t.Fatal("the second sync started while the held-back event ran")
 	}
 	close(finish)
@@ -74,18 +65,18 @@ func TestBarrierHeldEventsGoBeforeTheNextSync(t *testing.T) {
 // A fan-out whose caller gives up while a synchronization runs leaves the
 // barrier as it found it.
 func TestBarrierEventGivesUp(t *testing.T) {
-	b := &barrier{}
-	leave := b.enterSync()
+	b := &Barrier{}
+	leave := b.EnterExclusive()
 	ctx, cancel := context.WithCancel(context.Background())
 	gaveUp := make(chan error, 1)
 	go func() {
-		_, err := b.enterEvent(ctx)
+		_, err := b.EnterShared(ctx)
 		gaveUp <- err
 	}()
 	waitUntil(t, b, "an event held back", func() bool { return b.held == 1 })
 	cancel()
 	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
-		t.Errorf("enterEvent = %v, want the caller's cancel", err)
+		t.Errorf("EnterShared = %v, want the caller's cancel", err)
 	}
 	leave()
 	b.mu.Lock()
@@ -98,23 +89,23 @@ func TestBarrierEventGivesUp(t *testing.T) {
 // A synchronization waits for the fan-outs in progress, and new ones wait
 // for it.
 func TestBarrierSyncWaitsForEvents(t *testing.T) {
-	b := &barrier{}
-	release, err := b.enterEvent(context.Background())
+	b := &Barrier{}
+	release, err := b.EnterShared(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	synced, leave := make(chan struct{}), make(chan func(), 1)
 	go func() {
-		leave <- b.enterSync()
+		leave <- b.EnterExclusive()
 		close(synced)
 	}()
 	waitUntil(t, b, "the sync closing the barrier", func() bool { return b.syncing })
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := b.enterEvent(ctx); err == nil {
+	if _, err := b.EnterShared(ctx); err == nil {
 		t.Error("a new event entered while a sync waited")
 	}
-	if isClosed(synced) {
+	if Closed(synced) {
 		t.Fatal("the sync started while an event ran")
 	}
 	release()
