@@ -6,6 +6,8 @@ package adaptation
 import (
 	"context"
 	"net"
+
+	"github.com/nrikit/nrikit/internal/accept"
 )
 
 // beginStart marks the adaptation started and counts the start phase in
@@ -55,7 +57,7 @@ func (a *Adaptation) serve(runCtx context.Context, l net.Listener) error {
 		return nil
 	}
 	a.listener = l
-	if !peerPIDSupported {
+	if !accept.PeerPIDSupported {
 		a.log.Debug("nrikit: this OS does not report a connecting process's pid: external plugins are logged without one")
 	}
 	a.wg.Add(1)

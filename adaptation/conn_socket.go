@@ -18,6 +18,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/guard"
 	"github.com/nrikit/nrikit/internal/launch"
 	"github.com/nrikit/nrikit/internal/mux"
@@ -69,13 +70,13 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeServic
 		return nil, err
 	}
 	if proc == nil {
-		c.peer = peerPID(trunk)
+		c.peer = accept.PeerPID(trunk)
 	}
 	c.peerLog = newPeerLog(o.logger.WithFields(logrus.Fields{"plugin": name, "pid": c.pid()}))
 	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation, Failed: c.fail})
 	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation, Failed: c.fail})
 	c.client = ttrpc.NewClient(c.calls, append(slices.Clip(o.clientOpts), ttrpc.WithChainUnaryClientInterceptor(checkReplyStrings))...)
-	l := newConnListener(c.served, m.Done())
+	l := accept.OneConn(c.served, m.Done())
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
 
@@ -29,7 +30,7 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 			}
 			continue
 		}
-		pid := peerPID(conn)
+		pid := accept.PeerPID(conn)
 		var evicted atomic.Bool
 		registered, leave, err := a.admission.enter(pid, func() {
 			evicted.Store(true)

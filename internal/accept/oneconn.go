@@ -1,16 +1,16 @@
 // A listener that hands out one connection that is already open.
 
-package adaptation
+package accept
 
 import (
 	"net"
 	"sync"
 )
 
-// connListener lets a ttrpc.Server serve one connection that is already
+// oneConn lets a ttrpc.Server serve one connection that is already
 // open: its first Accept returns the connection, later ones block until the
 // listener is closed or done is, and then fail, which ends Serve.
-type connListener struct {
+type oneConn struct {
 	pending chan net.Conn
 	closed  chan struct{}
 	done    <-chan struct{}
@@ -18,13 +18,16 @@ type connListener struct {
 	once    sync.Once
 }
 
-func newConnListener(c net.Conn, done <-chan struct{}) *connListener {
-	l := &connListener{pending: make(chan net.Conn, 1), closed: make(chan struct{}), done: done, addr: c.LocalAddr()}
+// OneConn returns a listener whose first Accept returns c; later ones block
+// until the listener is closed or done is, and then fail, which ends a
+// server's Serve. Closing it closes c if it was never accepted.
+func OneConn(c net.Conn, done <-chan struct{}) net.Listener {
+	l := &oneConn{pending: make(chan net.Conn, 1), closed: make(chan struct{}), done: done, addr: c.LocalAddr()}
 	l.pending <- c
 	return l
 }
 
-func (l *connListener) Accept() (net.Conn, error) {
+func (l *oneConn) Accept() (net.Conn, error) {
 	select {
 	case <-l.closed:
 	default:
@@ -42,7 +45,7 @@ func (l *connListener) Accept() (net.Conn, error) {
 }
 
 // Close unblocks Accept and closes the connection if it was never accepted.
-func (l *connListener) Close() error {
+func (l *oneConn) Close() error {
 	l.once.Do(func() {
 		close(l.closed)
 		select {
@@ -54,4 +57,4 @@ func (l *connListener) Close() error {
 	return nil
 }
 
-func (l *connListener) Addr() net.Addr { return l.addr }
+func (l *oneConn) Addr() net.Addr { return l.addr }

@@ -2,7 +2,7 @@
 
 // Reading a unix socket's file descriptor.
 
-package adaptation
+package accept
 
 import "net"
 

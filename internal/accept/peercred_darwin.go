@@ -1,6 +1,6 @@
 // The peer's pid from LOCAL_PEERPID.
 
-package adaptation
+package accept
 
 import (
 	"net"
@@ -14,12 +14,12 @@ const (
 	localPeerPID = 2
 )
 
-// peerPIDSupported says whether peerPID can tell a peer's pid on this OS.
-const peerPIDSupported = true
+// PeerPIDSupported says whether PeerPID can tell a peer's pid on this OS.
+const PeerPIDSupported = true
 
-// peerPID reads the connected process's pid (LOCAL_PEERPID), for logs only;
+// PeerPID reads the connected process's pid (LOCAL_PEERPID), for logs only;
 // 0 when it cannot be known.
-func peerPID(c net.Conn) int {
+func PeerPID(c net.Conn) int {
 	pid := 0
 	controlUnixConn(c, func(fd int) {
 		if v, err := syscall.GetsockoptInt(fd, solLocal, localPeerPID); err == nil {

@@ -1,18 +1,18 @@
 // The peer's pid from SO_PEERCRED.
 
-package adaptation
+package accept
 
 import (
 	"net"
 	"syscall"
 )
 
-// peerPIDSupported says whether peerPID can tell a peer's pid on this OS.
-const peerPIDSupported = true
+// PeerPIDSupported says whether PeerPID can tell a peer's pid on this OS.
+const PeerPIDSupported = true
 
-// peerPID reads the connected process's pid (SO_PEERCRED), for logs only;
+// PeerPID reads the connected process's pid (SO_PEERCRED), for logs only;
 // 0 when it cannot be known.
-func peerPID(c net.Conn) int {
+func PeerPID(c net.Conn) int {
 	pid := 0
 	controlUnixConn(c, func(fd int) {
 		cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)

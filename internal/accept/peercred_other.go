@@ -2,14 +2,14 @@
 
 // No peer pid on this OS.
 
-package adaptation
+package accept
 
 import "net"
 
-// peerPIDSupported says whether peerPID can tell a peer's pid on this OS.
+// PeerPIDSupported says whether PeerPID can tell a peer's pid on this OS.
 // Here it cannot: FreeBSD's getpeereid and Windows' AF_UNIX report no pid.
-const peerPIDSupported = false
+const PeerPIDSupported = false
 
-// peerPID returns 0 (unknown): this OS does not report a unix socket peer's
+// PeerPID returns 0 (unknown): this OS does not report a unix socket peer's
 // pid, which nrikit only uses in log lines.
-func peerPID(net.Conn) int { return 0 }
+func PeerPID(net.Conn) int { return 0 }
