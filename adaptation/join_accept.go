@@ -32,7 +32,7 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 		}
 		pid := accept.PeerPID(conn)
 		var evicted atomic.Bool
-		registered, leave, err := a.admission.enter(pid, func() {
+		registered, leave, err := a.admission.Enter(pid, func() {
 			evicted.Store(true)
 			_ = conn.Close()
 		})

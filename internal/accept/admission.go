@@ -1,90 +1,60 @@
-// The bounds on connections registering at once, and the log limits of their refusals.
+// Counting connections registering at once, in all and per process.
 
-package adaptation
+package accept
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
-	"time"
-
-	"github.com/nrikit/nrikit/internal/ratelog"
 )
 
-// Bounds on external connections in their handshake (until the plugin has
-// joined or failed). Each holds a mux, a ttrpc server and a few goroutines,
-// so without a bound a local client opening connections it never uses runs
-// the runtime out of descriptors and memory. A node runs tens of plugins,
-// each connecting once and registering at once. When all places are taken,
-// the oldest connection that has not registered makes room for the new one:
-// a flood of idle connections cannot keep out a plugin that registers. Only
-// when every place is held by a plugin that registered and is still joining
-// is a new connection refused. One process gets a share, beyond which its
-// own new connections are refused.
-const (
-	MaxRegisteringConnections       = 128
-	MaxRegisteringConnectionsPerPID = 16
-)
+// Bounds are an Admission's places: Total in all, PerPID for one process.
+// Refused is the error that every refusal wraps.
+type Bounds struct {
+	Total, PerPID int
+	Refused       error
+}
 
-// ErrTooManyRegistering is how a connection over these bounds is refused:
-// in its RegisterPlugin reply, whose error text names the bound, when the
-// peer gets as far as calling it.
-var ErrTooManyRegistering = errors.New("nrikit: too many plugin connections registering at once")
-
-// errEvicted ends a connection that had not registered when all places were
-// taken and a newer one came.
-var errEvicted = errors.New("nrikit: closed before registering, to make room for a newer connection: " +
-	"too many connections were registering at once")
-
-// admission counts connections that have not registered, in all and per
+// Admission counts connections that have not registered, in all and per
 // peer process (pid 0 where the OS does not tell, counted in all only).
-type admission struct {
+type Admission struct {
+	bounds  Bounds
 	mu      sync.Mutex
 	waiting []*admitted // oldest first
 	byPID   map[int]int
-	// refusedLog, unregisteredLog and namedLog bound, across all peers, the
-	// lines about refused connections, about connections that failed
-	// before naming a valid plugin, and about those refused under a valid
-	// name (an ID the runtime's own plugin holds, a sync back-off): each
-	// connection is new, so no per-connection limit holds a flood of them
-	// back, and a flood of one kind does not hide the other.
-	refusedLog, unregisteredLog, namedLog *ratelog.Limiter
 }
 
 // admitted is one connection's place; evict closes the connection.
 type admitted struct {
 	pid        int
 	evict      func()
-	registered bool // under admission.mu: no longer evictable
+	registered bool // under Admission.mu: no longer evictable
 }
 
-func newAdmission() *admission {
-	return &admission{byPID: map[int]int{},
-		refusedLog:      ratelog.New(10, 10*time.Second),
-		unregisteredLog: ratelog.New(10, 10*time.Second),
-		namedLog:        ratelog.New(10, 10*time.Second)}
+// NewAdmission returns an Admission with the places of b.
+func NewAdmission(b Bounds) *Admission {
+	return &Admission{bounds: b, byPID: map[int]int{}}
 }
 
-// enter takes a place for a connection from pid, closing the oldest one
+// Enter takes a place for a connection from pid, closing the oldest one
 // that has not registered when all are taken. registered marks the
 // connection registered; leave gives its place back once its handshake
 // ended. It fails when pid has its share, or every place is held by a
-// registered plugin, with an ErrTooManyRegistering that names the bound.
-func (ad *admission) enter(pid int, evict func()) (registered, leave func(), err error) {
+// registered plugin, with an error that wraps b.Refused and names the bound.
+func (ad *Admission) Enter(pid int, evict func()) (registered, leave func(), err error) {
 	ad.mu.Lock()
-	if pid != 0 && ad.byPID[pid] >= MaxRegisteringConnectionsPerPID {
+	if pid != 0 && ad.byPID[pid] >= ad.bounds.PerPID {
 		ad.mu.Unlock()
 		return nil, nil, fmt.Errorf("%w: process %d already has %d, the most one process may have "+
 			"(from connecting until synchronized); connect the next plugin once an earlier one has synchronized",
-			ErrTooManyRegistering, pid, MaxRegisteringConnectionsPerPID)
+			ad.bounds.Refused, pid, ad.bounds.PerPID)
 	}
 	var oldest *admitted
-	if len(ad.waiting) >= MaxRegisteringConnections {
+	if len(ad.waiting) >= ad.bounds.Total {
 		if oldest = ad.oldestUnregisteredLocked(); oldest == nil {
 			ad.mu.Unlock()
 			return nil, nil, fmt.Errorf("%w: %d plugins are registering or synchronizing, the most the runtime admits at once",
-				ErrTooManyRegistering, MaxRegisteringConnections)
+				ad.bounds.Refused, ad.bounds.Total)
 		}
 		ad.removeLocked(oldest)
 	}
@@ -101,7 +71,7 @@ func (ad *admission) enter(pid int, evict func()) (registered, leave func(), err
 	return func() { ad.markRegistered(a) }, func() { once.Do(func() { ad.leave(a) }) }, nil
 }
 
-func (ad *admission) oldestUnregisteredLocked() *admitted {
+func (ad *Admission) oldestUnregisteredLocked() *admitted {
 	for _, a := range ad.waiting {
 		if !a.registered {
 			return a
@@ -110,20 +80,20 @@ func (ad *admission) oldestUnregisteredLocked() *admitted {
 	return nil
 }
 
-func (ad *admission) markRegistered(a *admitted) {
+func (ad *Admission) markRegistered(a *admitted) {
 	ad.mu.Lock()
 	defer ad.mu.Unlock()
 	a.registered = true
 }
 
-func (ad *admission) leave(a *admitted) {
+func (ad *Admission) leave(a *admitted) {
 	ad.mu.Lock()
 	defer ad.mu.Unlock()
 	ad.removeLocked(a)
 }
 
 // removeLocked takes a out, if it is still there (an evicted one is not).
-func (ad *admission) removeLocked(a *admitted) {
+func (ad *Admission) removeLocked(a *admitted) {
 	i := slices.Index(ad.waiting, a)
 	if i < 0 {
 		return

@@ -1,4 +1,5 @@
 // Package accept holds what the runtime needs to take external plugin
 // connections without trusting them: a listener that serves one connection
-// already open, and the connecting process's pid where the OS tells it.
+// already open, the connecting process's pid where the OS tells it, and the
+// count of connections registering at once, in all and per process.
 package accept

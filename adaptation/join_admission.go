@@ -1,0 +1,61 @@
+// The bounds on connections registering at once, and the log limits of their refusals.
+
+package adaptation
+
+import (
+	"errors"
+	"time"
+
+	"github.com/nrikit/nrikit/internal/accept"
+	"github.com/nrikit/nrikit/internal/ratelog"
+)
+
+// Bounds on external connections in their handshake (until the plugin has
+// joined or failed). Each holds a mux, a ttrpc server and a few goroutines,
+// so without a bound a local client opening connections it never uses runs
+// the runtime out of descriptors and memory. A node runs tens of plugins,
+// each connecting once and registering at once. When all places are taken,
+// the oldest connection that has not registered makes room for the new one:
+// a flood of idle connections cannot keep out a plugin that registers. Only
+// when every place is held by a plugin that registered and is still joining
+// is a new connection refused. One process gets a share, beyond which its
+// own new connections are refused.
+const (
+	MaxRegisteringConnections       = 128
+	MaxRegisteringConnectionsPerPID = 16
+)
+
+// ErrTooManyRegistering is how a connection over these bounds is refused:
+// in its RegisterPlugin reply, whose error text names the bound, when the
+// peer gets as far as calling it.
+var ErrTooManyRegistering = errors.New("nrikit: too many plugin connections registering at once")
+
+// errEvicted ends a connection that had not registered when all places were
+// taken and a newer one came.
+var errEvicted = errors.New("nrikit: closed before registering, to make room for a newer connection: " +
+	"too many connections were registering at once")
+
+// admission counts connections that have not registered (accept.Admission,
+// within the bounds above) and limits the log lines about them.
+type admission struct {
+	*accept.Admission
+	// refusedLog, unregisteredLog and namedLog bound, across all peers, the
+	// lines about refused connections, about connections that failed
+	// before naming a valid plugin, and about those refused under a valid
+	// name (an ID the runtime's own plugin holds, a sync back-off): each
+	// connection is new, so no per-connection limit holds a flood of them
+	// back, and a flood of one kind does not hide the other.
+	refusedLog, unregisteredLog, namedLog *ratelog.Limiter
+}
+
+func newAdmission() *admission {
+	return &admission{
+		Admission: accept.NewAdmission(accept.Bounds{
+			Total:   MaxRegisteringConnections,
+			PerPID:  MaxRegisteringConnectionsPerPID,
+			Refused: ErrTooManyRegistering,
+		}),
+		refusedLog:      ratelog.New(10, 10*time.Second),
+		unregisteredLog: ratelog.New(10, 10*time.Second),
+		namedLog:        ratelog.New(10, 10*time.Second)}
+}
