@@ -99,3 +99,4 @@ func (c *wasmConn) stop(context.Context) error {
 func (c *wasmConn) pid() int { return 0 }
 
 func (c *wasmConn) exitStatus(time.Duration) string { return c.guest.Status() }
+func (c *wasmConn) output() []OutputLine            { return nil }
