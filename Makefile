@@ -1,9 +1,9 @@
 # nrikit build, test and code generation.
 #
-#   make test            vet (also of the nrikit_no_wasm build), cross-OS build and
-#                        vet, race-enabled unit tests, the big-node and churn tests
-#                        without -race, a short run of every fuzz target, the
-#                        generated-code check
+#   make test            vet (also of the nrikit_no_wasm and nri_no_wasm builds),
+#                        cross-OS build and vet, race-enabled unit tests, the
+#                        big-node and churn tests without -race, a short run of
+#                        every fuzz target, the generated-code check
 #   make cross           build and vet for every OS a runtime links nrikit on
 #   make generate        regenerate api/*.pb.go with the pinned generators
 #                        (protoc, protoc-gen-go, -go-ttrpc, -go-vtproto)
@@ -46,6 +46,8 @@ vet:
 	$(GO) vet ./...
 	$(GO) build -tags nrikit_no_wasm ./...
 	$(GO) vet -tags nrikit_no_wasm ./adaptation
+	$(GO) build -tags nri_no_wasm ./...
+	$(GO) vet -tags nri_no_wasm ./adaptation
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/') ); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
@@ -97,7 +99,8 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./adaptation/ocispec:FuzzApply:40000x \
 	./adaptation/validator:FuzzValidate:6000x \
 	./adaptation:FuzzPluginConnection:8000x \
-	./internal/limits:FuzzCPUList:20000x
+	./internal/limits:FuzzCPUList:20000x \
+	./internal/wasmhost:FuzzLoad:5000x
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -19,8 +19,9 @@ import (
 const Version = "v0.12.5"
 
 // SyncFn lists the runtime's pods and containers and hands them to cb. It is
-// called once for every plugin that joins. Pods still being created may be
-// listed with state POD_SANDBOX_UNKNOWN.
+// called once for every plugin that joins, and on its own when nrikit's
+// lifecycle records outgrew the last listing (see below). Pods still being
+// created may be listed with state POD_SANDBOX_UNKNOWN.
 //
 // It is called holding no lock of nrikit's, so it may take the lock the
 // runtime holds while calling the event methods, and list under it or
@@ -33,13 +34,37 @@ const Version = "v0.12.5"
 // It must not call [Adaptation.BlockPluginSync], nor the Adaptation's event
 // methods while cb runs or after it returned.
 //
-// The lists need not be exact. nrikit reconciles them with whatever it
-// relayed between calling SyncFn and cb (a runtime that lists without a lock
-// lets events through): pods and containers removed meanwhile are left out of
-// the snapshot; containers whose creation finished are added, with their pod
-// announced before them; pods created meanwhile get their RunPodSandbox right
-// after the snapshot; and stops relayed meanwhile of what the snapshot lists
-// as running follow it, in the order they happened.
+// The lists are the truth for what the runtime had before the plugin
+// connected. nrikit reconciles them with what it relayed since (a runtime
+// that lists without a lock lets events through): pods and containers
+// removed meanwhile are left out of the snapshot; containers whose creation
+// finished meanwhile are added when their pod is in it, announced before
+// them; pods created meanwhile get their RunPodSandbox right after the
+// snapshot; and stops relayed meanwhile of what the snapshot lists as
+// running follow it, in the order they happened.
+//
+// Anything older that the lists leave out is not told to the joining
+// plugin: a pod or container the runtime dropped without relaying its
+// teardown, or a creation it gave up after the plugins adjusted it. A pod
+// whose RunPodSandbox went out before the plugin connected but that the
+// lists leave out (a runtime that stores it only after the call) reaches
+// the plugin by its RunPodSandbox right before the next event the runtime
+// relays for it. A container has no such second chance: a runtime that
+// stores a container only after CreateContainer returns should hold
+// [Adaptation.BlockPluginSync] until it is stored, as containerd does, or
+// list it.
+//
+// Records the lists leave out twice are forgotten; the last 1,024 are set
+// aside, so that an event the runtime still relays for one reaches the
+// plugins that knew it. When no plugin joins, nrikit calls SyncFn on its own
+// once its records outgrow the last listing by as many as the runtime has,
+// and at least 1,024; cb then sends nothing and returns no updates. So
+// lifecycle memory is bounded by what the runtime has, even if it relays no
+// teardown event at all.
+//
+// A panic in SyncFn is not recovered, unlike one in code a plugin steers:
+// the runtime may hold its own lock there, and carrying on could leave every
+// later call waiting for it.
 type SyncFn func(ctx context.Context, cb SyncCB) error
 
 // SyncCB synchronizes one plugin with the given state and returns the
@@ -49,6 +74,7 @@ type SyncCB func(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Contai
 // UpdateFn applies container updates that a plugin asked for on its own, and
 // returns those that failed. nrikit calls it holding no lock of its own, so
 // it may take the lock the runtime holds while calling the event methods.
+// A panic in UpdateFn is not recovered, for the same reason as in [SyncFn].
 type UpdateFn func(ctx context.Context, updates []*api.ContainerUpdate) ([]*api.ContainerUpdate, error)
 
 // Adaptation is the runtime side of NRI. Create it with New.
@@ -66,7 +92,8 @@ type Adaptation struct {
 	deprecations deprecations
 	lifecycle    lifecycle
 	changes      changeFeed
-	admission    *admission // external connections registering
+	admission    *admission    // external connections registering
+	refusals     chan struct{} // refused connections being answered (refusal.go)
 	syncBackoff  *syncBackoff
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 
@@ -89,6 +116,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 			return nil, err
 		}
 	}
+	o.metrics = guardMetrics(o.metrics, o.logger)
 	a := &Adaptation{
 		runtimeName:    runtimeName,
 		runtimeVersion: runtimeVersion,
@@ -97,10 +125,11 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		opts:           o,
 		log:            o.logger,
 		admission:      newAdmission(),
+		refusals:       make(chan struct{}, maxRefusalsAnswered),
 		syncBackoff:    newSyncBackoff(),
 	}
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
-	a.changes.fn = o.changes
+	a.changes.fn, a.changes.log = o.changes, o.logger
 	a.lifecycle.init()
 	return a, nil
 }
@@ -129,7 +158,8 @@ func (a *Adaptation) Start(ctx context.Context) error {
 // beginStart marks the adaptation started and counts the start phase in
 // a.wg, so that a Stop called meanwhile (Start holds no lock while plugins
 // join, which takes up to their registration timeouts) cancels it and waits
-// for it like any handshake.
+// for it like any handshake. It starts the listings that bound the
+// lifecycle records (sweepWhenOvergrown), which Stop waits for alike.
 func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -141,7 +171,8 @@ func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel, a.runCtx = cancel, runCtx
 	a.started = true
-	a.wg.Add(1)
+	a.wg.Add(2)
+	go a.sweepWhenOvergrown(runCtx)
 	return runCtx, nil
 }
 
@@ -154,7 +185,7 @@ func (a *Adaptation) startPlugins(runCtx context.Context) (net.Listener, error) 
 	if a.opts.disableConnect || runCtx.Err() != nil {
 		return nil, nil
 	}
-	return listenSocket(a.opts.socketPath)
+	return listenSocket(a.opts.socketPath, a.opts.socketGroup)
 }
 
 // serve accepts external plugins on l, unless Stop ended this start.
@@ -307,13 +338,13 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 		}
 		pid := peerPID(conn)
 		var evicted atomic.Bool
-		registered, leave, ok := a.admission.enter(pid, func() {
+		registered, leave, err := a.admission.enter(pid, func() {
 			evicted.Store(true)
 			_ = conn.Close()
 		})
-		if !ok {
-			_ = conn.Close()
+		if err != nil {
 			a.logRefusedConnection(pid)
+			a.refuse(ctx, conn, err)
 			continue
 		}
 		a.wg.Add(1)
@@ -375,15 +406,15 @@ func (a *Adaptation) reportJoinFailure(ctx context.Context, kind pluginKind, pid
 	if errors.As(err, &perr) {
 		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
 	}
-	a.logJoinFailed(change)
+	a.logJoinFailed(change, err)
 	a.changes.send(change)
 }
 
 // logJoinFailed logs why a plugin did not join. Failures of external
 // connections before or at registration are logged a few times per window:
 // any local client can cause them at will.
-func (a *Adaptation) logJoinFailed(change PluginChange) {
-	log := a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason})
+func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
+	log := withStack(a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason}), err)
 	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == "register") {
 		limit := a.admission.unregisteredLog
 		if change.Plugin != unregistered {

@@ -2,6 +2,7 @@ package adaptation
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -23,6 +24,11 @@ const (
 	MaxRegisteringConnections       = 128
 	MaxRegisteringConnectionsPerPID = 16
 )
+
+// ErrTooManyRegistering is how a connection over these bounds is refused:
+// in its RegisterPlugin reply, whose error text names the bound, when the
+// peer gets as far as calling it.
+var ErrTooManyRegistering = errors.New("nrikit: too many plugin connections registering at once")
 
 // errEvicted ends a connection that had not registered when all places were
 // taken and a newer one came.
@@ -62,18 +68,21 @@ func newAdmission() *admission {
 // that has not registered when all are taken. registered marks the
 // connection registered; leave gives its place back once its handshake
 // ended. It fails when pid has its share, or every place is held by a
-// registered plugin.
-func (ad *admission) enter(pid int, evict func()) (registered, leave func(), ok bool) {
+// registered plugin, with an ErrTooManyRegistering that names the bound.
+func (ad *admission) enter(pid int, evict func()) (registered, leave func(), err error) {
 	ad.mu.Lock()
 	if pid != 0 && ad.byPID[pid] >= MaxRegisteringConnectionsPerPID {
 		ad.mu.Unlock()
-		return nil, nil, false
+		return nil, nil, fmt.Errorf("%w: process %d already has %d, the most one process may have "+
+			"(from connecting until synchronized); connect the next plugin once an earlier one has synchronized",
+			ErrTooManyRegistering, pid, MaxRegisteringConnectionsPerPID)
 	}
 	var oldest *admitted
 	if len(ad.waiting) >= MaxRegisteringConnections {
 		if oldest = ad.oldestUnregisteredLocked(); oldest == nil {
 			ad.mu.Unlock()
-			return nil, nil, false
+			return nil, nil, fmt.Errorf("%w: %d plugins are registering or synchronizing, the most the runtime admits at once",
+				ErrTooManyRegistering, MaxRegisteringConnections)
 		}
 		ad.removeLocked(oldest)
 	}
@@ -87,7 +96,7 @@ func (ad *admission) enter(pid int, evict func()) (registered, leave func(), ok 
 		oldest.evict()
 	}
 	var once sync.Once
-	return func() { ad.markRegistered(a) }, func() { once.Do(func() { ad.leave(a) }) }, true
+	return func() { ad.markRegistered(a) }, func() { once.Do(func() { ad.leave(a) }) }, nil
 }
 
 func (ad *admission) oldestUnregisteredLocked() *admitted {

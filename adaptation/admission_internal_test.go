@@ -1,7 +1,9 @@
 package adaptation
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -15,14 +17,14 @@ func TestAdmission(t *testing.T) {
 	evicted := map[int]int{}
 	var marks, leaves []func()
 	for pid := 1; pid <= MaxRegisteringConnections; pid++ {
-		registered, leave, ok := ad.enter(pid, func() { evicted[pid]++ })
-		if !ok {
-			t.Fatalf("connection %d of distinct processes refused", pid)
+		registered, leave, err := ad.enter(pid, func() { evicted[pid]++ })
+		if err != nil {
+			t.Fatalf("connection %d of distinct processes refused: %v", pid, err)
 		}
 		marks, leaves = append(marks, registered), append(leaves, leave)
 	}
 	marks[0]() // pid 1 registered: pid 2 is the oldest still silent
-	if _, _, ok := ad.enter(1000, func() {}); !ok || evicted[2] != 1 || len(evicted) != 1 {
+	if _, _, err := ad.enter(1000, func() {}); err != nil || evicted[2] != 1 || len(evicted) != 1 {
 		t.Fatalf("a newcomer with all places taken: evicted %v, want the oldest silent one (pid 2) once", evicted)
 	}
 	leaves[1]() // the evicted connection's handshake ends
@@ -33,8 +35,9 @@ func TestAdmission(t *testing.T) {
 	for _, a := range ad.waiting {
 		ad.markRegistered(a)
 	}
-	if _, _, ok := ad.enter(1001, func() {}); ok {
-		t.Fatal("a newcomer got in with every place held by a registered plugin")
+	_, _, err := ad.enter(1001, func() {})
+	if !errors.Is(err, ErrTooManyRegistering) || !strings.Contains(err.Error(), "128 plugins are registering") {
+		t.Fatalf("a newcomer with every place held by a registered plugin: %v, want refused naming the bound", err)
 	}
 	for i, leave := range leaves {
 		if i != 1 {
@@ -45,14 +48,15 @@ func TestAdmission(t *testing.T) {
 		ad.leave(a)
 	}
 	for i := range MaxRegisteringConnectionsPerPID {
-		if _, _, ok := ad.enter(7, func() {}); !ok {
-			t.Fatalf("connection %d of one process refused within its share", i+1)
+		if _, _, err := ad.enter(7, func() {}); err != nil {
+			t.Fatalf("connection %d of one process refused within its share: %v", i+1, err)
 		}
 	}
-	if _, _, ok := ad.enter(7, func() {}); ok {
-		t.Fatal("a process got more than its share")
+	_, _, err = ad.enter(7, func() {})
+	if !errors.Is(err, ErrTooManyRegistering) || !strings.Contains(err.Error(), "process 7 already has 16") {
+		t.Fatalf("a process over its share: %v, want refused naming the bound", err)
 	}
-	if _, _, ok := ad.enter(0, func() {}); !ok {
+	if _, _, err := ad.enter(0, func() {}); err != nil {
 		t.Fatal("a connection of unknown pid refused: only the total bounds those")
 	}
 }

@@ -2,8 +2,12 @@ package adaptation_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,4 +50,45 @@ func TestRegisteringConnectionsAreBounded(t *testing.T) {
 	e.waitPlugins("10-other", "20-again")
 	e.runPodThrough(t, p, "after-flood")
 	must(t, e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: testPod("q")}))
+}
+
+// TestProcessOverItsShareHearsWhy: a process that starts more plugins than
+// its share of places, each still joining, has the one over it refused in
+// its RegisterPlugin reply, which names the bound; once one of the others
+// has joined or failed, that plugin registers.
+func TestProcessOverItsShareHearsWhy(t *testing.T) {
+	changes := newChangeLog()
+	// The plugins holding the places hang in Configure until closed.
+	e := newEnv(t, adaptation.WithRequestTimeout(time.Minute), adaptation.WithPluginChanges(changes.add))
+	e.start()
+	ctx := context.Background()
+	hang := testplugin.Config{Behaviours: map[string]testplugin.Behaviour{testplugin.KeyConfigure: {Hang: true}}}
+	var joining []*testplugin.Plugin
+	t.Cleanup(func() {
+		for _, p := range joining {
+			p.Close()
+		}
+	})
+	for i := range adaptation.MaxRegisteringConnectionsPerPID {
+		p, err := testplugin.Start(ctx, dialSocket(t, e.socket), e.plugin(strconv.Itoa(10+i), "held", hang))
+		if err != nil {
+			t.Fatalf("plugin %d of the process, within its share: %v", i+1, err)
+		}
+		joining = append(joining, p)
+	}
+
+	_, err := testplugin.Start(ctx, dialSocket(t, e.socket), e.plugin("90", "over", testplugin.Config{}))
+	want := fmt.Sprintf("process %d already has %d", os.Getpid(), adaptation.MaxRegisteringConnectionsPerPID)
+	if err == nil || !strings.Contains(err.Error(), adaptation.ErrTooManyRegistering.Error()) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("RegisterPlugin over the process's share: %v, want refused with %q", err, want)
+	}
+
+	joining[0].Close()
+	changes.waitFor(t, "10-held", 1) // its place is given back before that
+	p, err := testplugin.Start(ctx, dialSocket(t, e.socket), e.plugin("90", "over", testplugin.Config{}))
+	if err != nil {
+		t.Fatalf("RegisterPlugin once a place was free: %v", err)
+	}
+	joining = append(joining, p)
+	e.waitPluginsInclude("90-over")
 }

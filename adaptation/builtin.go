@@ -2,13 +2,13 @@ package adaptation
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/panics"
 )
 
 // BuiltinPlugin is an in-process plugin: a Go value serving the Plugin
@@ -33,7 +33,7 @@ func (b BuiltinPlugin) validate() error {
 
 func (a *Adaptation) startBuiltins(ctx context.Context) {
 	for _, b := range a.opts.builtins {
-		p := newPlugin(b.Index, b.Name, kindBuiltin, newInProcess(b.Handler), inProcessConn{}, a.log)
+		p := a.newPlugin(b.Index, b.Name, kindBuiltin, newInProcess(b.Handler), inProcessConn{})
 		p.config = b.Config
 		a.joinFailed(ctx, kindBuiltin, 0, a.handshake(ctx, p))
 	}
@@ -65,8 +65,11 @@ func newInProcess(h api.PluginService) inProcess {
 	return inProcess{h: h, running: make(chan struct{}, 1)}
 }
 
-// errHandlerPanic marks a panic in an in-process handler.
-var errHandlerPanic = errors.New("nrikit: in-process plugin panicked")
+// callHandler is fn, with a panic in it as its error.
+func callHandler[Req, Rsp any](ctx context.Context, fn func(context.Context, Req) (Rsp, error), req Req) (rsp Rsp, err error) {
+	defer panics.Recover(&err)
+	return fn(ctx, req)
+}
 
 func callInProcess[Req proto.Message, Rsp any](ctx context.Context, running chan struct{}, fn func(context.Context, Req) (Rsp, error), req Req) (Rsp, error) {
 	type result struct {
@@ -87,16 +90,16 @@ func callInProcess[Req proto.Message, Rsp any](ctx context.Context, running chan
 	go func() {
 		var r result
 		defer func() {
-			if v := recover(); v != nil {
-				r.err = fmt.Errorf("%w: %v", errHandlerPanic, v)
-			}
 			<-running
 			done <- r
 		}()
-		r.rsp, r.err = fn(ctx, req)
+		r.rsp, r.err = callHandler(ctx, fn, req)
 	}()
 	select {
 	case r := <-done:
+		if r.err == nil {
+			r.err = checkInProcessReply(r.rsp)
+		}
 		return r.rsp, r.err
 	case <-ctx.Done():
 		return none, context.Cause(ctx)

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/internal/guard"
+	"github.com/nrikit/nrikit/internal/panics"
 )
 
 // MaxPendingPluginCalls is how many requests one plugin connection may have
@@ -27,6 +28,7 @@ const MaxPendingPluginCalls = 8
 // MaxPendingPluginCalls requests at once.
 type boundedListener struct {
 	net.Listener
+	failed func(error) // told of a panic in a pump
 }
 
 func (l boundedListener) Accept() (net.Conn, error) {
@@ -34,7 +36,7 @@ func (l boundedListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newBoundedConn(c, MaxPendingPluginCalls), nil
+	return newBoundedConn(c, MaxPendingPluginCalls, l.failed), nil
 }
 
 // boundedConn sits between a plugin's runtime-service connection (raw) and
@@ -46,9 +48,10 @@ func (l boundedListener) Accept() (net.Conn, error) {
 // on frees its place.
 type boundedConn struct {
 	net.Conn
-	limit int
-	pr    *io.PipeReader
-	pw    *io.PipeWriter
+	limit  int
+	pr     *io.PipeReader
+	pw     *io.PipeWriter
+	failed func(error) // told of a panic in the pump
 
 	mu       sync.Mutex
 	boundary *sync.Cond          // signalled when out is between messages
@@ -59,9 +62,9 @@ type boundedConn struct {
 	closed   bool
 }
 
-func newBoundedConn(raw net.Conn, limit int) *boundedConn {
+func newBoundedConn(raw net.Conn, limit int, failed func(error)) *boundedConn {
 	pr, pw := io.Pipe()
-	c := &boundedConn{Conn: raw, limit: limit, pr: pr, pw: pw,
+	c := &boundedConn{Conn: raw, limit: limit, pr: pr, pw: pw, failed: failed,
 		pending: map[uint32]struct{}{}}
 	c.boundary = sync.NewCond(&c.mu)
 	go c.pump()
@@ -87,13 +90,29 @@ func (c *boundedConn) Close() error {
 // ttrpc's server closes a connection on EOF, but on any other read error it
 // logs "error receiving message" and keeps the connection open until the
 // whole server closes.
+//
+// A panic in it, in code the plugin's messages steer, ends the server's
+// input and is handed to failed, which ends the connection.
 func (c *boundedConn) pump() {
 	defer c.pw.Close()
+	if err := c.pumpSafely(); panicIn(err) != nil && c.failed != nil {
+		c.failed(err)
+	}
+}
+
+func (c *boundedConn) pumpSafely() (err error) {
+	defer panics.Recover(&err)
+	c.pumpMessages()
+	return nil
+}
+
+func (c *boundedConn) pumpMessages() {
 	var hdr [guard.HeaderSize]byte
 	for {
 		if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
 			return
 		}
+		panics.Inject("callbound.pump", "")
 		if err := c.pass(hdr, guard.ParseHeader(hdr[:])); err != nil {
 			_ = c.pw.Close()
 			// Keep reading until the connection ends, or the mux under it

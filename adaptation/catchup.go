@@ -54,21 +54,38 @@ func (m missedEvent) send(ctx context.Context, a *Adaptation, p *plugin) error {
 }
 
 // missingContainers lists the containers whose creation fan-out finished
-// but that listed leaves out, in creation order: a joining plugin learns of
-// them in its snapshot, as of every other live container. Called with mu
-// held.
-func (l *lifecycle) missingContainers(listed []*api.Container) []*api.Container {
-	seen := make(map[string]bool, len(listed))
-	for _, c := range listed {
+// within the window the lists may have missed (sweep kept them unmissed)
+// but that ctrs leaves out, in creation order, when the snapshot announces
+// their pod: a joining plugin learns of them in its snapshot, as of every
+// other live container, and never of a container before its pod. Called
+// with mu held.
+func (l *lifecycle) missingContainers(pods []*api.PodSandbox, ctrs []*api.Container) []*api.Container {
+	seen := make(map[string]bool, len(ctrs))
+	for _, c := range ctrs {
 		seen[c.GetId()] = true
+	}
+	announced := make(map[string]bool, len(pods))
+	for _, p := range pods {
+		announced[p.GetId()] = p.GetState() != api.PodSandboxState_POD_SANDBOX_UNKNOWN
 	}
 	var missed []*record
 	for id, r := range l.ctrs {
-		if r.ran && r.ctr != nil && !seen[id] {
+		if r.ran && r.ctr != nil && r.missed == 0 && !seen[id] && l.announces(announced, r.podID) {
 			missed = append(missed, r)
 		}
 	}
 	return inCreationOrder(missed, func(r *record) *api.Container { return r.ctr })
+}
+
+// announces reports whether a snapshot with the listed pods announces the
+// pod id: listed as created, or added by announcePodsOf. Called with mu
+// held.
+func (l *lifecycle) announces(listed map[string]bool, id string) bool {
+	if listed[id] {
+		return true
+	}
+	r := l.pods[id]
+	return r != nil && r.ran && r.pod != nil && r.missed == 0
 }
 
 // inCreationOrder sorts records by creation and picks what each carries.
@@ -103,6 +120,10 @@ func (l *lifecycle) synced(p *plugin, pods []*api.PodSandbox, ctrs []*api.Contai
 	var missed []*record
 	for _, r := range l.pods {
 		if !r.ran || r.state(p)&seenCreated != 0 {
+			continue
+		}
+		if r.missed != 0 {
+			l.owe(r, p) // unlisted: the runtime's to tell (owed.go)
 			continue
 		}
 		r.plugins.add(p, seenCreated)

@@ -1,8 +1,13 @@
 package adaptation
 
 import (
+	"context"
 	"sync"
 	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/internal/panics"
 )
 
 // ChangeKind says what happened to a plugin.
@@ -54,18 +59,32 @@ type PluginChange struct {
 // changeFeed hands changes to the runtime's callback one at a time, so that
 // the callback sees a plugin's changes in order and needs no lock of its own.
 type changeFeed struct {
-	mu sync.Mutex
-	fn func(PluginChange)
+	mu  sync.Mutex
+	fn  func(PluginChange)
+	log *logrus.Entry
 }
 
-func (f *changeFeed) send(c PluginChange) {
+// send hands c to the callback. The callback is called on nrikit's
+// goroutines with what a plugin chose (its name, why it failed), so a panic
+// in it is not let end the process: it is logged with its stack and
+// returned.
+func (f *changeFeed) send(c PluginChange) (err error) {
 	if f.fn == nil {
-		return
+		return nil
 	}
 	c.Time = time.Now()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	defer func() {
+		if pe := panicIn(err); pe != nil {
+			f.log.WithFields(logrus.Fields{"plugin": c.Plugin, "change": c.Change, "stack": pe.Stack}).
+				WithError(pe).Error("nrikit: the runtime's PluginChanges callback panicked")
+		}
+	}()
+	defer panics.Recover(&err)
+	panics.Inject("changes.send", c.Plugin)
 	f.fn(c)
+	return nil
 }
 
 func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {
@@ -75,9 +94,16 @@ func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {
 // reportJoined reports that p has joined. It is called right after p entered
 // the dispatch list, so nothing can report p's leaving before; reportLeft
 // still waits for it, since the leaving may be decided on another goroutine.
+// A panic in the callback on that report drops p: what p is called may
+// have caused it, and a plugin the runtime's observer does not know of
+// should not take its events.
 func (a *Adaptation) reportJoined(p *plugin) {
-	a.changes.send(changeOf(PluginJoined, p, "", ""))
+	err := a.changes.send(changeOf(PluginJoined, p, "", ""))
 	close(p.joinReported)
+	if pe := panicIn(err); pe != nil {
+		p.panicked.CompareAndSwap(nil, pe)
+		a.drop(context.Background(), p, "", failLost) // at registration, in no call of the runtime
+	}
 }
 
 // reportLeft reports that p, which had joined, is gone.

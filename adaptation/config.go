@@ -16,8 +16,11 @@ type Config struct {
 	PluginConfigPath string `json:"plugin_config_path,omitempty" toml:"plugin_config_path"`
 	// DisablePluginPath starts no pre-installed plugins, whatever
 	// PluginPath says ("" there means the default directory).
-	DisablePluginPath   bool          `json:"disable_plugin_path,omitempty" toml:"disable_plugin_path"`
-	SocketPath          string        `json:"socket_path,omitempty" toml:"socket_path"`
+	DisablePluginPath bool   `json:"disable_plugin_path,omitempty" toml:"disable_plugin_path"`
+	SocketPath        string `json:"socket_path,omitempty" toml:"socket_path"`
+	// SocketGroup (a group name or numeric gid) may connect to the socket;
+	// "" keeps it the runtime's user's alone.
+	SocketGroup         string        `json:"socket_group,omitempty" toml:"socket_group"`
 	RegistrationTimeout Duration      `json:"plugin_registration_timeout,omitempty" toml:"plugin_registration_timeout"`
 	RequestTimeout      Duration      `json:"plugin_request_timeout,omitempty" toml:"plugin_request_timeout"`
 	SyncTimeout         Duration      `json:"plugin_sync_timeout,omitempty" toml:"plugin_sync_timeout"`
@@ -68,6 +71,7 @@ func (c Config) Options() []Option {
 	}
 	addString(c.PluginConfigPath, WithPluginConfigPath)
 	addString(c.SocketPath, WithSocketPath)
+	addString(c.SocketGroup, WithSocketGroup)
 	addDuration(c.RegistrationTimeout, WithRegistrationTimeout)
 	addDuration(c.RequestTimeout, WithRequestTimeout)
 	addDuration(c.SyncTimeout, WithSyncTimeout)

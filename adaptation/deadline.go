@@ -32,6 +32,13 @@ func whoseDeadline(ctx context.Context, err error, callerFirst bool) deadlineOwn
 	remote := status.Code(err) == codes.DeadlineExceeded
 	local := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrPluginTimeout)
 	switch {
+	case errors.Is(err, errRequestCutShort):
+		// The write's deadline was ctx's, which may not have reported its
+		// end yet: whose it is was known from the start.
+		if callerFirst {
+			return callerDeadline
+		}
+		return ownDeadline
 	case !remote && !local:
 		return noDeadline
 	case ctx.Err() != nil:

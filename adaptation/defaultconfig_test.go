@@ -96,3 +96,16 @@ func TestWASMConfigKeys(t *testing.T) {
 	}
 	t.Error("a WASM memory limit of 5 GiB was accepted")
 }
+
+func TestSocketGroupConfigKey(t *testing.T) {
+	var c Config
+	if err := json.Unmarshal([]byte(`{"socket_group": "4321"}`), &c); err != nil || c.SocketGroup != "4321" {
+		t.Fatalf("socket_group does not read: %+v, %v", c, err)
+	}
+	if g := configured(t, c).socketGroup; g == nil || g.gid != 4321 {
+		t.Errorf("socket_group 4321 gives %+v, want gid 4321", g)
+	}
+	if g := configured(t, *DefaultConfig()).socketGroup; g != nil {
+		t.Errorf("the default config gives socket group %+v, want none", g)
+	}
+}

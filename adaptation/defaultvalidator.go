@@ -45,7 +45,7 @@ func (a *Adaptation) validateByDefault(ctx context.Context, req *api.ValidateCon
 		return nil
 	}
 	if err := v.ValidateContainerAdjustment(ctx, req); err != nil {
-		a.log.WithField("event", api.Event_CREATE_CONTAINER.Name()).WithField("container", req.GetContainer().GetId()).
+		a.logCtx(ctx).WithField("event", api.Event_CREATE_CONTAINER.Name()).WithField("container", req.GetContainer().GetId()).
 			WithError(err).Warn("nrikit: the default validator rejected the container")
 		return defaultRejection{err}
 	}

@@ -26,7 +26,7 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
 	req := out.req
 	pol := policyOf(ev)
-	if err := a.checkRequest(ev, pol, req); err != nil {
+	if err := a.checkRequest(ctx, ev, pol, req); err != nil {
 		return err
 	}
 	if _, deadline := ctx.Deadline(); !pol.class.canFail() && (ctx.Done() != nil || deadline) {
@@ -35,16 +35,24 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 		// context that cannot end, like context.Background, is kept as is.)
 		ctx = context.WithoutCancel(ctx)
 	}
+	checked := false // the request's strings, once some plugin gets it
 	for _, p := range a.registry.snapshot() {
 		if p.gone() {
 			// Dropped, or its connection lost, before its turn: skipped, so
 			// that an idle disconnect never fails the event.
 			continue
 		}
+		a.payOwed(ctx, p, ev, req)
 		// The contract advances for every plugin, subscribed or not, so that a
 		// plugin that takes only stops still gets them.
 		if !a.lifecycle.admit(p, ev, req) || !p.subscribed(ev) {
 			continue
+		}
+		if !checked {
+			checked = true
+			if err := checkRequestEncoding(ev, out); err != nil {
+				return a.undeliverable(pol, ev, err)
+			}
 		}
 		err := a.deliver(ctx, pol, ev, p, func(ctx context.Context) error {
 			rsp, err := callPlugin(ctx, a, p, ev, out, rpc)
@@ -81,7 +89,7 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 		took := time.Since(start)
 		a.opts.metrics.PluginInvoked(p.id, ev, OutcomeOK, took)
 		if p.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
-			p.log.WithFields(logrus.Fields{"event": ev.Name(), "took": took}).Debug("nrikit: plugin handled the event")
+			p.logCtx(ctx).WithFields(logrus.Fields{"event": ev.Name(), "took": took}).Debug("nrikit: plugin handled the event")
 		}
 		return nil
 	}
@@ -97,8 +105,13 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 // logs one line that says what happened and what follows, then acts.
 func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, f failure, err error) error {
 	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}
-	log := p.log.WithField("event", ev.Name()).WithField("error", err.Error())
+	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
+	cutShort := errors.Is(err, errRequestCutShort)
 	if f == failCanceled {
+		if cutShort {
+			log.Warn("nrikit: the caller's deadline cut short the plugin's request; dropping it")
+			a.drop(ctx, p, ev.Name(), f)
+		}
 		cause := context.Cause(ctx)
 		if cause == nil { // the plugin saw the caller's deadline pass a moment before we did
 			cause = context.DeadlineExceeded
@@ -107,11 +120,13 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	}
 	fails := pol.class == classValidation || pol.class == classSetup && (f == failError || f == failRejected || p.policy.FailRequest)
 	// A plugin whose instance a timeout ended (a WASM guest stopped at its
-	// deadline) cannot be kept, whatever its policy.
-	keep := f == failError || f == failRejected || f == failTimeout && p.policy.KeepConnected && !connectionLost(p.conn)
+	// deadline), or whose connection a request cut short left out of step,
+	// cannot be kept, whatever its policy.
+	keep := !cutShort && (f == failError || f == failRejected ||
+		f == failTimeout && p.policy.KeepConnected && !connectionLost(p.conn))
 	log.Warn(policyMessage(failureText(f, err), f, keep, fails, p.policy.KeepConnected))
 	if !keep {
-		a.drop(p, ev.Name(), f)
+		a.drop(ctx, p, ev.Name(), f)
 	}
 	if fails {
 		return perr
@@ -123,6 +138,9 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 func failureText(f failure, err error) string {
 	if f == failError && errors.Is(err, ErrConflict) {
 		return "nrikit: plugin's adjustment conflicts with an earlier plugin's"
+	}
+	if f == failTimeout && errors.Is(err, errRequestCutShort) {
+		return "nrikit: plugin timed out before it took the whole request"
 	}
 	return map[failure]string{
 		failError:    "nrikit: plugin failed the event",
@@ -147,8 +165,9 @@ func policyMessage(what string, f failure, keep, fails, keptByPolicy bool) strin
 }
 
 // drop removes p from the dispatch list and disconnects it, because of f
-// during the event phase (empty when its connection broke while idle).
-func (a *Adaptation) drop(p *plugin, phase string, f failure) {
+// during the event phase (empty when its connection broke while idle); ctx
+// is the event's, for the log line.
+func (a *Adaptation) drop(ctx context.Context, p *plugin, phase string, f failure) {
 	removed := a.registry.remove(p)
 	a.forget(p)
 	// Closing kills a launched plugin that still runs, so that its exit
@@ -165,7 +184,8 @@ func (a *Adaptation) drop(p *plugin, phase string, f failure) {
 	if f == failLost {
 		reason += exitNote(p.conn)
 	}
-	p.log.WithField("reason", reason).Warn("nrikit: plugin dropped")
+	reason, log := withPanic(p, p.logCtx(ctx), reason)
+	log.WithField("reason", reason).Warn("nrikit: plugin dropped")
 	a.reportLeft(p, phase, reason)
 }
 

@@ -85,7 +85,14 @@
 // its policy. A plugin's [FailurePolicy] is its own choice; the runtime's
 // default ([WithDefaultFailurePolicy]) applies to plugins that declare none. A
 // caller that cancels its own context gets an error, and no plugin is blamed
-// for it.
+// for it, but for the one case below.
+//
+// A plugin that stops reading its socket holds a call only until the call's
+// deadline: the write of the request is bounded by it too. A request that
+// could not be written in full by then leaves the connection in the middle
+// of a message, so that plugin is dropped whatever keep_connected says, even
+// when the caller's deadline, not the plugin's timeout, cut the request short
+// (the caller then gets its own context's error).
 //
 // # Locking
 //
@@ -97,8 +104,9 @@
 //     lock, and list its store under it or without any lock: events are held
 //     back only once it calls its callback, when the runtime's lock, if it
 //     takes one, is already held, which is the order of the event path too
-//     (runtime lock, then nrikit). The lists need not be exact; [SyncFn] says
-//     how they are reconciled and what SyncFn must not do.
+//     (runtime lock, then nrikit). The lists are the truth for what existed
+//     before a plugin connected; [SyncFn] says how they are reconciled with
+//     what nrikit relayed since, and what SyncFn must not do.
 //   - UpdateFn is called holding no lock of nrikit's, from the plugin's
 //     UpdateContainers call, so it may take the runtime's lock: an event that
 //     holds that lock never waits for it.

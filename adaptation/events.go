@@ -102,7 +102,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	if err != nil {
 		return nil, err
 	}
-	a.logDiscarded(api.Event_CREATE_CONTAINER, result.Discarded())
+	a.logDiscarded(ctx, api.Event_CREATE_CONTAINER, result.Discarded())
 	return merged, nil
 }
 
@@ -144,7 +144,7 @@ func (a *Adaptation) UpdateContainer(ctx context.Context, req *api.UpdateContain
 	if err := relay(ctx, a, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect); err != nil {
 		return nil, err
 	}
-	a.logDiscarded(api.Event_UPDATE_CONTAINER, result.Discarded())
+	a.logDiscarded(ctx, api.Event_UPDATE_CONTAINER, result.Discarded())
 	return result.Response(), nil
 }
 
@@ -162,13 +162,13 @@ func (a *Adaptation) StopContainer(ctx context.Context, req *api.StopContainerRe
 	collect := func(p *plugin, rsp *api.StopContainerResponse) error {
 		a.countAdjustments(p, api.Event_STOP_CONTAINER, false, rsp.GetUpdate(), nil)
 		if err := result.Apply(p.id, rsp); err != nil {
-			p.log.WithError(err).Warn("nrikit: updates from StopContainer dropped")
+			p.logCtx(ctx).WithError(err).Warn("nrikit: updates from StopContainer dropped")
 		}
 		return nil
 	}
 	err := relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, collect)
 	a.lifecycle.containerStopped(req.GetContainer())
-	a.logDiscarded(api.Event_STOP_CONTAINER, result.Discarded())
+	a.logDiscarded(ctx, api.Event_STOP_CONTAINER, result.Discarded())
 	return result.Response(), err
 }
 
@@ -192,8 +192,8 @@ func (a *Adaptation) countAdjustments(p *plugin, ev api.Event, adjusted bool, up
 
 // logDiscarded reports updates dropped because they conflicted while their
 // plugin allowed failure (ignore_failure).
-func (a *Adaptation) logDiscarded(ev api.Event, discarded []error) {
-	log := a.log.WithField("event", ev.Name())
+func (a *Adaptation) logDiscarded(ctx context.Context, ev api.Event, discarded []error) {
+	log := a.logCtx(ctx).WithField("event", ev.Name())
 	for i, err := range discarded {
 		if i == maxDiscardedLogged {
 			log.WithField("count", len(discarded)-i).Info("nrikit: more conflicting updates ignored as their plugins allowed")

@@ -15,6 +15,7 @@ import (
 // cand and proc are set for pre-installed plugins, whose identity comes from
 // their file name. registered, if set, is called once the plugin registered.
 func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.Candidate, proc *launch.Process, registered func()) error {
+	arrived := a.lifecycle.now()
 	rs := newRuntimeService(a, cand == nil)
 	rs.rev.stopping = ctx.Done()
 	conn, err := dialSocketConn(trunk, proc, rs, &a.opts, candidateID(cand))
@@ -39,9 +40,10 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		kind, idx, name, config = kindPreinstalled, cand.Index, cand.Name, cand.Config
 	}
 	rev := rs.rev.revision()
-	p := newPlugin(idx, name, kind, conn.service(rev), conn, a.log)
+	p := a.newPlugin(idx, name, kind, conn.service(rev), conn)
 	p.speak(rev)
 	p.config = config
+	p.arrived = arrived
 	conn.registered(p.log)
 	if err := rs.attach(p); err != nil {
 		return a.abandon(p, "register", err)
@@ -63,6 +65,9 @@ func (a *Adaptation) mayRegister(id string) error {
 // handshake configures and synchronizes a registered plugin, and makes it
 // active. A failed phase drops it.
 func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
+	if p.inProcess() {
+		p.arrived = a.lifecycle.now()
+	}
 	a.observe(p)
 	if err := a.configure(ctx, p); err != nil {
 		return a.abandon(p, "configure", err)
@@ -84,6 +89,9 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 func (a *Adaptation) abandon(p *plugin, phase string, err error) error {
 	if connectionLost(p.conn) {
 		err = withExitStatus(err, p.conn)
+	}
+	if pe := panicOf(p); pe != nil && panicIn(err) == nil {
+		err = fmt.Errorf("%w: %w", err, pe) // nrikit closed it: the peer did not simply hang up
 	}
 	p.close()
 	a.forget(p) // what its catch-up may have recorded
@@ -136,7 +144,7 @@ func (a *Adaptation) watch(ctx context.Context, p *plugin) {
 		defer a.wg.Done()
 		select {
 		case <-lost:
-			a.drop(p, p.eventInFlight(), failLost)
+			a.drop(context.Background(), p, p.eventInFlight(), failLost) // noticed by nrikit, not in a runtime's call
 		case <-p.closed:
 		case <-ctx.Done():
 		}

@@ -2,6 +2,7 @@ package adaptation
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/nrikit/nrikit/api"
 )
@@ -10,15 +11,29 @@ import (
 // a plugin hears of a pod (container) once as created, then at most one stop
 // and one remove, in that order, and nothing after the remove. It also knows
 // which pods ran, so that a plugin joining later can be told of those its
-// snapshot missed. Its memory is bounded by the live pods and containers
-// (plus a fixed number of tombstones of removed ones).
+// snapshot missed. What the runtime's lists show to be gone is forgotten
+// (unlisted.go), so its memory is bounded by what the runtime had at its
+// last listings and what was created since (plus a fixed number of
+// tombstones of removed ones and of records forgotten), even when no
+// teardown event is relayed.
 type lifecycle struct {
-	mu      sync.Mutex
-	pods    map[string]*record
-	ctrs    map[string]*record
-	byPod   map[string]map[string]struct{} // pod -> its containers' ids
-	removed tombstones
-	seq     uint64
+	mu        sync.Mutex
+	pods      map[string]*record
+	ctrs      map[string]*record
+	byPod     map[string]map[string]struct{} // pod -> its containers' ids
+	removed   tombstones
+	forgotten forgotten // records listings showed gone (forgotten.go)
+	seq       uint64
+
+	// sweepAbove is how many records make nrikit list the runtime's state
+	// on its own; overgrown asks for that listing (recordsweep.go).
+	sweepAbove int
+	overgrown  chan struct{}
+
+	// owing counts the pods owed to plugins; paying orders their payment
+	// (owed.go).
+	owing  atomic.Int64
+	paying sync.Mutex
 }
 
 // seen is what one plugin has been told about one pod or container.
@@ -28,6 +43,9 @@ const (
 	seenCreated seen = 1 << iota
 	seenStopped
 	seenRemoved
+	// seenOwed: its snapshot left out a pod whose creation it never heard;
+	// it hears the pod's RunPodSandbox before any later event for it (owed.go).
+	seenOwed
 )
 
 type record struct {
@@ -43,7 +61,21 @@ type record struct {
 	assumed bool // not created through us: plugins learned it in their snapshot
 	// stoppedAt is the lifecycle clock when its first stop's fan-out ended.
 	stoppedAt uint64
-	plugins   views
+	// at is the lifecycle clock of the last sign that the runtime has it:
+	// its record's creation, its creation's end, an event naming it, a
+	// listing. missed is the clock of the listing that first left it out
+	// since, 0 if none (unlisted.go).
+	at, missed uint64
+	plugins    views
+}
+
+// present records a sign that the runtime still has r (nil: untracked).
+// Called with mu held.
+func (l *lifecycle) present(r *record) {
+	if r != nil {
+		l.seq++
+		r.at, r.missed = l.seq, 0
+	}
 }
 
 func (r *record) state(p *plugin) seen {
@@ -113,6 +145,9 @@ func (l *lifecycle) init() {
 	l.ctrs = map[string]*record{}
 	l.byPod = map[string]map[string]struct{}{}
 	l.removed = newTombstones(4096)
+	l.forgotten = newForgotten(1024)
+	l.sweepAbove = sweepSlack
+	l.overgrown = make(chan struct{}, 1)
 }
 
 // begin is the lifecycle's part of the start of an event's fan-out, in one
@@ -130,6 +165,8 @@ func (l *lifecycle) begin(ev api.Event, req any, refuseRemoved bool, podID, ctrI
 			}
 		}
 	}
+	l.present(l.pods[podID])
+	l.present(l.ctrs[ctrID])
 	switch ev {
 	case api.Event_RUN_POD_SANDBOX:
 		if r, ok := req.(*api.RunPodSandboxRequest); ok {
@@ -154,6 +191,9 @@ func (l *lifecycle) podStartingLocked(pod *api.PodSandbox) {
 	if id := pod.GetId(); id != "" && !l.removed.has(id) {
 		// A snapshot may have listed the pod already: keep what it recorded.
 		r := l.lookup(l.pods, id, "", false)
+		if r.failed {
+			l.unowe(r, nil)
+		}
 		r.retryIfFailed()
 		r.pod = pod
 	}
@@ -208,6 +248,7 @@ func (l *lifecycle) ran(m map[string]*record, id string, ok bool) {
 	defer l.mu.Unlock()
 	if r := m[id]; r != nil {
 		r.ran, r.failed = ok, !ok
+		l.present(r)
 	}
 }
 
@@ -242,14 +283,20 @@ func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
 // we tracked it, so every plugin is taken to know it from its snapshot.
 func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool) *record {
 	r := m[id]
-	if r == nil {
-		l.seq++
-		r = &record{id: id, podID: podID, seq: l.seq, assumed: assumed}
-		m[id] = r
-		if podID != "" {
-			l.indexContainer(podID, id)
-		}
+	if r != nil {
+		return r
 	}
+	if r = l.forgotten.recall(id, podID); r != nil {
+		l.present(r) // a listing left it out, yet the runtime has it
+	} else {
+		l.seq++
+		r = &record{id: id, podID: podID, seq: l.seq, at: l.seq, assumed: assumed}
+	}
+	m[id] = r
+	if podID != "" {
+		l.indexContainer(podID, id)
+	}
+	l.overgrownLocked()
 	return r
 }
 
@@ -291,6 +338,9 @@ func (l *lifecycle) podRemoved(pod *api.PodSandbox) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if r := l.pods[id]; r != nil {
+		l.unowe(r, nil)
+	}
 	delete(l.pods, id)
 	l.removed.add(id)
 	for cid := range l.byPod[id] {
@@ -307,13 +357,7 @@ func (l *lifecycle) containerRemoved(ctr *api.Container) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if r := l.ctrs[id]; r != nil {
-		delete(l.byPod[r.podID], id)
-		if len(l.byPod[r.podID]) == 0 {
-			delete(l.byPod, r.podID)
-		}
-	}
-	delete(l.ctrs, id)
+	l.dropContainer(id)
 	l.removed.add(id)
 }
 
@@ -322,11 +366,13 @@ func (l *lifecycle) forget(p *plugin) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range l.pods {
+		l.unowe(r, p)
 		r.plugins.remove(p)
 	}
 	for _, r := range l.ctrs {
 		r.plugins.remove(p)
 	}
+	l.forgotten.forget(p)
 }
 
 // containersOf lists the containers of a pod that plugins may know of, in

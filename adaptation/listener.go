@@ -17,10 +17,11 @@ const probeTimeout = time.Second
 
 // listenSocket listens for external plugins at path: the parent directory
 // is created 0700, what a crashed runtime or a test leaves there is removed,
-// and the socket is made accessible to its owner only.
-func listenSocket(path string) (net.Listener, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("nrikit: creating socket directory: %w", err)
+// and the socket is made accessible to its owner only, or also to group
+// when one is given (WithSocketGroup).
+func listenSocket(path string, group *socketGroup) (net.Listener, error) {
+	if err := prepareSocketDir(filepath.Dir(path), group); err != nil {
+		return nil, err
 	}
 	if err := clearSocketPath(path); err != nil {
 		return nil, err
@@ -29,7 +30,7 @@ func listenSocket(path string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nrikit: listening on %s: %w", path, err)
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := restrictSocket(path, group); err != nil {
 		_ = l.Close()
 		return nil, fmt.Errorf("nrikit: restricting socket %s: %w", path, err)
 	}

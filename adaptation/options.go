@@ -1,6 +1,7 @@
 package adaptation
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -33,12 +34,14 @@ type options struct {
 	pluginPath       string
 	pluginConfigPath string
 	socketPath       string
+	socketGroup      *socketGroup // nil: the socket is its owner's alone
 	disableConnect   bool
 	registration     time.Duration
 	request          time.Duration
 	sync             time.Duration
 	failurePolicy    FailurePolicy
 	logger           *logrus.Entry
+	logFromContext   func(context.Context) *logrus.Entry // nil: lines carry only logger's fields
 	changes          func(PluginChange)
 	metrics          Metrics
 	recorder         DeprecationRecorder
@@ -122,12 +125,14 @@ func WithDefaultFailurePolicy(p FailurePolicy) Option {
 }
 
 // WithLogger sets where nrikit logs; every line carries the entry's fields.
+// Lines about a call the runtime made carry its context (Entry.Context).
+// It replaces WithContextLogger and WithLoggerFromContext given before it.
 func WithLogger(l *logrus.Entry) Option {
 	return func(o *options) error {
 		if l == nil {
 			return errors.New("nrikit: nil logger")
 		}
-		o.logger = l
+		o.logger, o.logFromContext = l, nil
 		return nil
 	}
 }

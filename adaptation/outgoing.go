@@ -1,6 +1,9 @@
 package adaptation
 
-import "google.golang.org/protobuf/proto"
+import (
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
 
 // outgoing is an event's request as each plugin gets it. Most requests are
 // the same for every plugin, so they are encoded once for all the plugins
@@ -55,6 +58,24 @@ func (o *outgoing[Req]) seed() []byte {
 	}
 	o.seeded = true
 	return any(o.wire).(proto.Message).ProtoReflect().GetUnknown()
+}
+
+// encoding returns the request's encoding as the next plugin gets it, and
+// its descriptor, encoding it now if it is not yet (to then reuses it). The
+// descriptor is nil when the request does not encode.
+func (o *outgoing[Req]) encoding() ([]byte, protoreflect.MessageDescriptor) {
+	switch {
+	case !o.stable && !o.seeded:
+		o.seed()
+	case !o.tried:
+		o.wire, o.ok = preEncoded(o.req)
+		o.tried = true
+	}
+	if !o.ok {
+		return nil, nil
+	}
+	m := any(o.wire).(proto.Message).ProtoReflect()
+	return m.GetUnknown(), m.Descriptor()
 }
 
 // changed tells that a plugin's reply has changed an evolving request: the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/guard"
+	"github.com/nrikit/nrikit/internal/panics"
 )
 
 // pluginKind is how a plugin came to be connected.
@@ -74,10 +75,25 @@ type plugin struct {
 	closed       chan struct{}
 	closeOnce    sync.Once
 	compat       compatState
-	rev          *revision             // the protocol revision it speaks
-	violation    atomic.Pointer[error] // the protocol error that dropped it
+	rev          *revision                    // the protocol revision it speaks
+	violation    atomic.Pointer[error]        // the protocol error that dropped it
+	panicked     atomic.Pointer[panics.Error] // the panic a call to it caused
 	log          *logrus.Entry
-	slowLog      *guard.Limiter // lines about answers late but in time
+	// logFromContext, when the runtime gave one, makes the entry of a line
+	// about a call the runtime made (logCtx).
+	logFromContext func(context.Context) *logrus.Entry
+	slowLog        *guard.Limiter // lines about answers late but in time
+
+	// arrived is the lifecycle clock when it connected (in-process: when its
+	// handshake began); its sync bridges only what happened since (unlisted.go).
+	arrived uint64
+}
+
+// newPlugin is newPlugin with the runtime's way to log a call's lines.
+func (a *Adaptation) newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport) *plugin {
+	p := newPlugin(idx, name, kind, svc, conn, a.log)
+	p.logFromContext = a.opts.logFromContext
+	return p
 }
 
 func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport, log *logrus.Entry) *plugin {
@@ -169,7 +185,9 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 	if p.isClosed() || p.violation.Load() != nil {
 		return ErrPluginClosed
 	}
-	err := boundedText(fn(ctx))
+	// run recovers a panic anywhere in the call, the bound put on its
+	// request's write included.
+	err := boundedText(p.run(ctx, func(ctx context.Context) error { return p.callBounded(ctx, fn) }))
 	if err == nil {
 		p.noteSlow(start, timeout)
 		return nil
@@ -220,7 +238,7 @@ func (p *plugin) shutdown(ctx context.Context, reason string, timeout time.Durat
 			return err
 		})
 		if err != nil && !isUnimplemented(err) {
-			p.log.WithField("reason", reason).WithError(err).Warn("nrikit: plugin did not acknowledge Shutdown; closing its connection")
+			p.logCtx(ctx).WithField("reason", reason).WithError(err).Warn("nrikit: plugin did not acknowledge Shutdown; closing its connection")
 		}
 	}
 	p.closeOnce.Do(func() {
@@ -229,7 +247,7 @@ func (p *plugin) shutdown(ctx context.Context, reason string, timeout time.Durat
 			return
 		}
 		if err := p.conn.stop(ctx); err != nil {
-			p.log.WithError(err).Warn("nrikit: plugin process did not exit in time and was killed")
+			p.logCtx(ctx).WithError(err).Warn("nrikit: plugin process did not exit in time and was killed")
 		}
 	})
 }

@@ -20,15 +20,15 @@ func (a *Adaptation) startPreinstalled(ctx context.Context) {
 		return
 	}
 	if _, err := os.Stat(a.opts.pluginPath); errors.Is(err, fs.ErrNotExist) {
-		a.log.WithField("path", a.opts.pluginPath).Info("nrikit: no pre-installed plugins: the plugin directory does not exist")
+		a.logCtx(ctx).WithField("path", a.opts.pluginPath).Info("nrikit: no pre-installed plugins: the plugin directory does not exist")
 		return
 	}
 	found, skipped, err := launch.Discover(a.opts.pluginPath, a.opts.pluginConfigPath)
 	if err != nil {
-		a.log.WithError(err).Warn("nrikit: cannot list pre-installed plugins")
+		a.logCtx(ctx).WithError(err).Warn("nrikit: cannot list pre-installed plugins")
 	}
 	for _, s := range skipped {
-		a.log.WithField("path", s.Path).WithField("reason", s.Reason).Warn("nrikit: pre-installed plugin skipped")
+		a.logCtx(ctx).WithField("path", s.Path).WithField("reason", s.Reason).Warn("nrikit: pre-installed plugin skipped")
 		a.changes.send(PluginChange{Change: PluginSkipped, Plugin: filepath.Base(s.Path), Kind: KindPreinstalled, Reason: s.Reason})
 	}
 	var wg sync.WaitGroup

@@ -47,16 +47,19 @@ func (l *lifecycle) containerStopped(ctr *api.Container) {
 func (l *lifecycle) stamp(r *record) {
 	if r.stoppedAt == 0 {
 		l.seq++
-		r.stoppedAt = l.seq
+		r.stoppedAt, r.at, r.missed = l.seq, l.seq, 0
 	}
 }
 
 // reconcile makes the runtime's lists a snapshot that agrees with what
-// nrikit relayed: it leaves out what was removed, adds the containers whose
-// creation finished (missingContainers), and announces the pod of every
-// container it carries. The caller holds the event barrier, so no fan-out is
-// in flight. The runtime's slices and objects are not changed.
-func (l *lifecycle) reconcile(pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.PodSandbox, []*api.Container) {
+// nrikit relayed since the clock from: it leaves out what was removed, adds
+// the containers whose creation finished since (missingContainers), and
+// announces the pod of every container it carries. What the lists leave out
+// that showed no sign of life since from is the runtime's to tell: left out,
+// and forgotten once two listings missed it (sweep). The caller holds the
+// event barrier, so no fan-out is in flight. The runtime's slices and
+// objects are not changed.
+func (l *lifecycle) reconcile(pods []*api.PodSandbox, ctrs []*api.Container, from uint64) ([]*api.PodSandbox, []*api.Container) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	pods = slices.DeleteFunc(slices.Clone(pods), func(p *api.PodSandbox) bool {
@@ -65,7 +68,8 @@ func (l *lifecycle) reconcile(pods []*api.PodSandbox, ctrs []*api.Container) ([]
 	ctrs = slices.DeleteFunc(slices.Clone(ctrs), func(c *api.Container) bool {
 		return c == nil || l.removed.has(c.GetId()) || l.removed.has(c.GetPodSandboxId())
 	})
-	ctrs = append(ctrs, l.missingContainers(ctrs)...)
+	l.sweep(pods, ctrs, from)
+	ctrs = append(ctrs, l.missingContainers(pods, ctrs)...)
 	return l.announcePodsOf(pods, ctrs), ctrs
 }
 

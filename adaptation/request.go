@@ -1,6 +1,7 @@
 package adaptation
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/sirupsen/logrus"
@@ -15,10 +16,10 @@ import (
 // lifecycle: no ordering or exactly-once bookkeeping applies to it. The
 // check and the record of a creation that begins take one locked pass of
 // the lifecycle (begin).
-func (a *Adaptation) checkRequest(ev api.Event, pol eventPolicy, req any) error {
+func (a *Adaptation) checkRequest(ctx context.Context, ev api.Event, pol eventPolicy, req any) error {
 	podID, ctrID := podIDOf(req), containerIDOf(req)
 	if podID == "" || ev.IsContainerEvent() && ctrID == "" {
-		a.log.WithFields(logrus.Fields{"event": ev.Name(), "pod": podID, "container": ctrID}).
+		a.logCtx(ctx).WithFields(logrus.Fields{"event": ev.Name(), "pod": podID, "container": ctrID}).
 			Debug("nrikit: request names no pod or container: relayed without lifecycle bookkeeping")
 	}
 	removed := a.lifecycle.begin(ev, req, pol.class == classSetup, podID, ctrID)

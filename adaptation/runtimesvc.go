@@ -15,7 +15,8 @@ import (
 // the plugin calls to register and to ask for container updates.
 type runtimeService struct {
 	a        *Adaptation
-	external bool // external plugins name themselves; launched ones are named by file
+	external bool  // external plugins name themselves; launched ones are named by file
+	refusal  error // set: every registration is refused with it (refusal.go)
 	result   chan registration
 	once     sync.Once
 	plugin   atomic.Pointer[plugin]
@@ -35,8 +36,8 @@ func newRuntimeService(a *Adaptation, external bool) *runtimeService {
 
 // RegisterPlugin accepts the first registration on the connection.
 func (s *runtimeService) RegisterPlugin(_ context.Context, req *api.RegisterPluginRequest) (*api.Empty, error) {
-	var err error
-	if s.external {
+	err := s.refusal
+	if err == nil && s.external {
 		err = api.ValidatePluginIdentity(req.GetPluginIdx(), req.GetPluginName())
 		if err == nil && s.a != nil {
 			// Refused in the reply, so that the plugin hears why: a stub
@@ -98,7 +99,8 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 		return nil, err
 	}
 	defer s.a.updateCalls.leave()
-	failed, err := s.a.updateFn(ctx, updates)
+	var failed []*api.ContainerUpdate
+	byRuntime(func() { failed, err = s.a.updateFn(ctx, updates) })
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")
 	}

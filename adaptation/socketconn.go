@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/containerd/log"
@@ -17,6 +19,7 @@ import (
 	"github.com/nrikit/nrikit/internal/guard"
 	"github.com/nrikit/nrikit/internal/launch"
 	"github.com/nrikit/nrikit/internal/mux"
+	"github.com/nrikit/nrikit/internal/panics"
 )
 
 // socketConn is a plugin connection over a multiplexed unix socket: our
@@ -34,6 +37,8 @@ type socketConn struct {
 	peerLog *peerLog
 	once    sync.Once
 	wg      sync.WaitGroup // the ttrpc server's Serve
+	// panicked is the panic in our service that ended the connection.
+	panicked atomic.Pointer[panics.Error]
 }
 
 // dialSocketConn sets up both services on trunk. The mux reader starts only
@@ -41,11 +46,15 @@ type socketConn struct {
 // name is the plugin's ID when known before registration, or unregistered.
 func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeService, o *options, name string) (*socketConn, error) {
 	m := mux.New(trunk, mux.WithReaderBlocked())
-	server, err := ttrpc.NewServer(o.serverOpts...)
+	c := &socketConn{trunk: trunk, mux: m, proc: proc}
+	// The runtime's own options come first: one of them may set the one
+	// unchained interceptor ttrpc allows.
+	server, err := ttrpc.NewServer(append(slices.Clip(o.serverOpts), ttrpc.WithChainUnaryServerInterceptor(c.recoverServed, checkCallStrings))...)
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
+	c.server = server
 	registerRuntimeServices(server, runtime) // of every revision
 	rc, err := m.Open(mux.RuntimeServiceConn)
 	if err != nil {
@@ -57,21 +66,20 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeServic
 		m.Close()
 		return nil, err
 	}
-	c := &socketConn{trunk: trunk, mux: m, server: server, proc: proc}
 	if proc == nil {
 		c.peer = peerPID(trunk)
 	}
 	c.peerLog = newPeerLog(o.logger.WithFields(logrus.Fields{"plugin": name, "pid": c.pid()}))
-	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation})
-	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation})
-	c.client = ttrpc.NewClient(c.calls, o.clientOpts...)
+	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation, Failed: c.fail})
+	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation, Failed: c.fail})
+	c.client = ttrpc.NewClient(c.calls, append(slices.Clip(o.clientOpts), ttrpc.WithChainUnaryClientInterceptor(checkReplyStrings))...)
 	l := newConnListener(c.served, m.Done())
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		// ttrpc's server logs through the logger its context carries.
 		logger := o.logger.WithField("pid", c.pid())
-		_ = server.Serve(log.WithLogger(context.Background(), logger), boundedListener{l})
+		_ = server.Serve(log.WithLogger(context.Background(), logger), &boundedListener{l, c.fail}) // a pointer: ttrpc keys a map by it
 	}()
 	m.Unblock()
 	return c, nil
@@ -95,6 +103,9 @@ func (c *socketConn) lost() <-chan struct{} { return c.mux.Done() }
 // ended it (a frame over the limit, bytes that are not the protocol): the
 // peer did not simply hang up.
 func withTrunkError(err error, c *socketConn) error {
+	if pe := c.panicOf(); pe != nil {
+		return fmt.Errorf("%w: %w", err, pe)
+	}
 	why := c.mux.Err()
 	if why == nil || errors.Is(why, io.EOF) || errors.Is(why, mux.ErrClosed) {
 		return err

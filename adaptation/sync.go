@@ -16,7 +16,7 @@ import (
 // held until p has joined, so that no event falls between p's snapshot and
 // its first live event. Events relayed between SyncFn's call and the
 // callback are reconciled with the lists (lifecycle.reconcile) and caught up
-// after the snapshot.
+// after the snapshot; before p arrived, the lists are the truth (unlisted.go).
 func (a *Adaptation) synchronizeAndJoin(ctx context.Context, p *plugin) error {
 	releaseGate, err := a.syncGate.enterSyncCtx(ctx)
 	if err != nil {
@@ -75,7 +75,7 @@ func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*
 	}
 	s.called = true
 	s.release = s.a.barrier.enterSync()
-	s.pods, s.ctrs = s.a.lifecycle.reconcile(pods, ctrs)
+	s.pods, s.ctrs = s.a.lifecycle.reconcile(pods, ctrs, min(s.p.arrived, s.since))
 	updates, err := s.a.sendSnapshot(ctx, s.p, s.pods, s.ctrs)
 	return withResources(updates), err
 }

@@ -21,11 +21,14 @@ type PluginSyncBlock struct {
 //
 // nrikit does not need it for its guarantees: a plugin hears of every pod
 // and container exactly once whatever the timing of the runtime's store (see
-// [SyncFn]). It is here for runtimes that use it, such as containerd, which
-// holds a block around eight CRI operations. Take it
-// before the runtime's own lock, never while holding a lock that SyncFn
-// takes: a block may wait for a synchronization, and the synchronization
-// calls SyncFn.
+// [SyncFn]), but for a container the runtime stores only after
+// CreateContainer returns: a plugin that connects meanwhile learns of it only
+// if the lists carry it, which a block held until it is stored ensures
+// (nrikit's own listings wait for blocks too). It is here for runtimes that
+// use it, such as containerd, which holds a block around eight CRI
+// operations. Take it before the runtime's own lock, never while holding a
+// lock that SyncFn takes: a block may wait for a synchronization, and the
+// synchronization calls SyncFn.
 func (a *Adaptation) BlockPluginSync() *PluginSyncBlock {
 	release, _ := a.syncGate.enterEvent(context.Background())
 	b := &PluginSyncBlock{}

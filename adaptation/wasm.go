@@ -1,4 +1,4 @@
-//go:build !nrikit_no_wasm
+//go:build !nrikit_no_wasm && !nri_no_wasm
 
 package adaptation
 
@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/internal/launch"
+	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/wasmhost"
 )
 
@@ -56,7 +57,7 @@ func (a *Adaptation) loadGuest(ctx context.Context, c launch.Candidate, cache *w
 	}
 	log.WithField("took", time.Since(start).Round(time.Millisecond)).Debug("nrikit: WASM plugin loaded")
 	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.release)}
-	p := newPlugin(c.Index, c.Name, kindWASM, wasmService{g}, conn, a.log)
+	p := a.newPlugin(c.Index, c.Name, kindWASM, wasmService{g}, conn)
 	p.config = c.Config
 	return p, nil
 }
@@ -97,6 +98,14 @@ func (c *wasmConn) stop(context.Context) error {
 }
 
 func (c *wasmConn) pid() int { return 0 }
+
+// panicOf is the panic in the host's code that ended the guest, if one did.
+func (c *wasmConn) panicOf() *panics.Error {
+	if crash := c.guest.Crash(); crash != nil {
+		return panicIn(crash)
+	}
+	return nil
+}
 
 func (c *wasmConn) exitStatus(time.Duration) string { return c.guest.Status() }
 func (c *wasmConn) output() []OutputLine            { return nil }

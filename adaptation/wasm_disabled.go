@@ -1,4 +1,4 @@
-//go:build nrikit_no_wasm
+//go:build nrikit_no_wasm || nri_no_wasm
 
 package adaptation
 
@@ -9,8 +9,9 @@ import (
 	"github.com/nrikit/nrikit/internal/launch"
 )
 
-// wasmSkipReason is why a build with the nrikit_no_wasm tag skips a module.
-const wasmSkipReason = "WASM plugins are not supported: this build leaves WASM support out (tag nrikit_no_wasm)"
+// wasmSkipReason is why a build with the nrikit_no_wasm (or the reference's
+// nri_no_wasm) tag skips a module.
+const wasmSkipReason = "WASM plugins are not supported: this build leaves WASM support out (tag nrikit_no_wasm or nri_no_wasm)"
 
 // loadWASM skips the WASM modules of the plugin path, with a warning each.
 func (a *Adaptation) loadWASM(_ context.Context, modules []launch.Candidate) {

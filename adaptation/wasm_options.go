@@ -19,7 +19,7 @@ type wasmOptions struct {
 // WithWASMMemoryLimit caps the linear memory of each WASM plugin, in bytes
 // (rounded up to 64 KiB pages; default DefaultWASMMemoryLimit, at most 4 GiB).
 // A guest that needs more fails to allocate (a Go guest then exits) and is
-// dropped. Builds with the nrikit_no_wasm tag ignore it.
+// dropped. Builds with the nrikit_no_wasm or nri_no_wasm tag ignore it.
 func WithWASMMemoryLimit(bytes uint64) Option {
 	return func(o *options) error {
 		if bytes == 0 || bytes > maxWASMMemory {
@@ -35,7 +35,7 @@ func WithWASMMemoryLimit(bytes uint64) Option {
 // them without compiling again (compiling a Go-built plugin takes seconds).
 // The directory must be writable by the runtime alone. Default: no
 // directory; code is shared in memory between plugins loaded together.
-// Builds with the nrikit_no_wasm tag ignore it.
+// Builds with the nrikit_no_wasm or nri_no_wasm tag ignore it.
 func WithWASMCompilationCacheDir(dir string) Option {
 	return func(o *options) error {
 		if dir == "" {

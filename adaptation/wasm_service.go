@@ -1,4 +1,4 @@
-//go:build !nrikit_no_wasm
+//go:build !nrikit_no_wasm && !nri_no_wasm
 
 package adaptation
 
@@ -40,6 +40,11 @@ func callGuest[Rsp any, P interface {
 	}
 	rsp := P(new(Rsp))
 	if err := proto.Unmarshal(out, rsp); err != nil {
+		if isInvalidUTF8(err) {
+			if named := checkEncoding("reply", out, rsp.ProtoReflect().Descriptor()); named != nil {
+				return nil, named
+			}
+		}
 		return nil, fmt.Errorf("nrikit: undecodable answer of %s: %w", export, err)
 	}
 	return rsp, nil

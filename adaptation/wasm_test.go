@@ -1,4 +1,4 @@
-//go:build !nrikit_no_wasm
+//go:build !nrikit_no_wasm && !nri_no_wasm
 
 package adaptation_test
 
@@ -251,7 +251,7 @@ func TestWASMHostileGuests(t *testing.T) {
 		}
 		found, explained := true, false
 		for _, entry := range e.logged(logrus.Fields{"plugin": id}) {
-			if err, ok := entry.Data["error"].(string); ok && strings.Contains(err, want[1]) && !strings.Contains(err, "\n") {
+			if err, ok := entry.Data["error"].(string); ok && saysEither(err, want[1], stoppedAtDeadline(want[1])) && !strings.Contains(err, "\n") {
 				explained = true
 			}
 		}
@@ -270,24 +270,19 @@ func TestWASMHostileGuests(t *testing.T) {
 	}
 }
 
-// waitDropped waits for the log line of a plugin's drop and returns its reason.
-func (e *env) waitDropped(id string) string {
-	e.t.Helper()
-	deadline := time.After(waitLimit)
-	for {
-		changed := e.logSignal.changed()
-		for _, entry := range e.logged(logrus.Fields{"plugin": id}) {
-			if entry.Message == "nrikit: plugin dropped" {
-				reason, _ := entry.Data["reason"].(string)
-				return reason
-			}
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			e.t.Fatalf("%s was not dropped", id)
-		}
+// stoppedAtDeadline is what the error of a guest stopped at its deadline
+// says when the instance's end is noticed before the dispatch's timeout
+// (which says want), on a loaded machine; "" for other failures.
+func stoppedAtDeadline(want string) string {
+	if strings.HasPrefix(want, "plugin timed out") {
+		return "module closed with context deadline exceeded"
 	}
+	return ""
+}
+
+// saysEither reports whether s contains a, or b when b is not empty.
+func saysEither(s, a, b string) bool {
+	return strings.Contains(s, a) || b != "" && strings.Contains(s, b)
 }
 
 // TestWASMNotReplacedByAnExternalPlugin: an external plugin registering

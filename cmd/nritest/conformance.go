@@ -15,7 +15,7 @@ import (
 
 // conform is --conformance: start the plugins as simulate does, run the
 // conformance script, and check each plugin against the lifecycle contract.
-func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) (*ConformanceReport, error) {
+func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) *ConformanceReport {
 	rep := &ConformanceReport{
 		SchemaVersion: conformanceSchemaVersion,
 		RunSettings:   newRunSettings(cfg),
@@ -23,12 +23,12 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	}
 	pluginDir, source, cleanup, err := pluginSource(cfg)
 	if err != nil {
-		return nil, err
+		return rep.notStarted(err)
 	}
 	defer cleanup()
 	rep.PluginSource = source
 
-	rec, st, changes, deps, tap := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{allOutput: cfg.verbose}, newDeprecationLog(), newWiretap()
+	rec, st, changes, deps, tap := newRecorder(), &store{phase: phaseStartUp}, newPluginChanges(cfg.verbose), newDeprecationLog(), newWiretap()
 	w := newConformanceWorkload()
 	w.preexisting(st)
 	liveAtStart := st.liveIDs()
@@ -38,10 +38,10 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		adaptation.WithPluginCallObserver(tap.observe))
 	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, opts...)
 	if err != nil {
-		return nil, err
+		return rep.notStarted(err)
 	}
-	if err := a.Start(ctx); err != nil {
-		return nil, fmt.Errorf("starting the runtime: %w", err)
+	if err := startPlugins(ctx, a, cfg, changes, stderr); err != nil {
+		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err))
 	}
 	stopped := false
 	stop := func() {
@@ -68,6 +68,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		st.setPhase(phaseStopping)
 		stop()
 		rep.PluginChanges = changes.reports()
+		rep.SkippedFiles = skippedFiles(rep.PluginChanges)
 		// A plugin that never joined is checked too: it fails.
 		for _, c := range rep.PluginChanges {
 			if _, ok := under[c.Plugin]; !ok && c.Change == string(adaptation.PluginFailed) {
@@ -78,9 +79,9 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		rep.tally()
 		return rep
 	}
-	if err := startUp(ctx, a, rec, cfg, stderr); err != nil {
+	if err := startUp(ctx, a, rec, changes, cfg, stderr); err != nil {
 		rep.Stopped, rep.Cases = err.Error(), []CaseReport{}
-		return finish(), nil
+		return finish()
 	}
 	for _, p := range a.Plugins() {
 		if p.Plugin != failerID {
@@ -115,7 +116,16 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	if ctx.Err() != nil {
 		rep.Stopped = fmt.Sprintf("interrupted during the script (%v): the cases after it were not run", context.Cause(ctx))
 	}
-	return finish(), nil
+	return finish()
+}
+
+// notStarted is the report of a run whose runtime could not start: what
+// stopped it, and empty lists.
+func (r *ConformanceReport) notStarted(err error) *ConformanceReport {
+	r.Stopped = err.Error()
+	r.Cases, r.Results, r.Deprecations = []CaseReport{}, []PluginConformance{}, []DeprecationReport{}
+	r.tally()
+	return r
 }
 
 // runStep makes one call of the script and records it.

@@ -20,6 +20,8 @@ const (
 	verdictPass    = "pass"
 	verdictFail    = "FAIL"
 	verdictSkipped = "skipped"
+	// verdictNotRun is a case that came after the plugin was dropped.
+	verdictNotRun = "not run"
 )
 
 // ConformanceReport is the outcome of nritest --conformance.
@@ -34,9 +36,11 @@ type ConformanceReport struct {
 	PluginChanges []PluginChangeReport `json:"plugin_changes,omitempty"`
 	Deprecations  []DeprecationReport  `json:"deprecations"`
 	Stopped       string               `json:"stopped,omitempty"`
-	Passed        int                  `json:"passed"`
-	Failed        int                  `json:"failed"`
-	OK            bool                 `json:"ok"`
+	// SkippedFiles are the plugin path's files nrikit did not start.
+	SkippedFiles []string `json:"skipped_files,omitempty"`
+	Passed       int      `json:"passed"`
+	Failed       int      `json:"failed"`
+	OK           bool     `json:"ok"`
 }
 
 // CaseReport is one case of the script and its runtime calls.
@@ -95,9 +99,12 @@ type CallFailure struct {
 
 // CaseResult is one case's verdict for one plugin.
 type CaseResult struct {
-	Case   string   `json:"case"`
-	Result string   `json:"result"`
-	Notes  []string `json:"notes,omitempty"`
+	Case   string `json:"case"`
+	Result string `json:"result"`
+	// DroppedAtStep is the step during which the plugin was dropped, for a
+	// case that was not run for it because it came after.
+	DroppedAtStep int      `json:"dropped_at_step,omitempty"`
+	Notes         []string `json:"notes,omitempty"`
 }
 
 // caseReports groups the steps by case.
@@ -183,9 +190,16 @@ func pluginResult(run *contractRun, info adaptation.PluginInfo, insts []*instanc
 	if len(pc.Problems) > 0 {
 		pc.Result = verdictFail
 	}
+	dropStep := -1 // index of the step it was dropped during
+	if dropped {
+		dropStep = run.droppedDuring(id)
+	}
 	for _, c := range caseTitles {
 		cr := CaseResult{Case: c.name, Result: verdictPass, Notes: append(f[c.name], notes[c.name]...)}
 		switch {
+		case dropStep >= 0 && run.caseStart(c.name) > dropStep:
+			// The plugin was gone: whatever the checks found, it was not tested.
+			cr.Result, cr.DroppedAtStep, cr.Notes = verdictNotRun, dropStep+1, nil
 		case len(insts) == 0:
 			cr.Result, cr.Notes = verdictSkipped, []string{"it never joined"}
 		case len(f[c.name]) > 0:
@@ -196,6 +210,24 @@ func pluginResult(run *contractRun, info adaptation.PluginInfo, insts []*instanc
 		pc.Cases = append(pc.Cases, cr)
 	}
 	return pc
+}
+
+// droppedDuring is the index of the last step the plugin was active
+// before: the one during which a dropped plugin left. -1 if it was never
+// active during the script.
+func (r *contractRun) droppedDuring(id string) int {
+	for i := len(r.active) - 1; i >= 0; i-- {
+		if r.active[i][id] {
+			return i
+		}
+	}
+	return -1
+}
+
+// caseStart is the index of a case's first step; -1 for a case without
+// steps of its own (the join, before the script).
+func (r *contractRun) caseStart(kase string) int {
+	return slices.IndexFunc(r.steps, func(s cstep) bool { return s.kase == kase })
 }
 
 // joined tells whether an instance got through its handshake: configured
@@ -291,7 +323,7 @@ func replies(run *contractRun, id string, f findings) Replies {
 			ev := orStep(c.Event, e.Event)
 			r.Failed++
 			r.Failures = append(r.Failures, CallFailure{Step: e.Seq, Event: ev, Target: e.TargetID, Outcome: c.Outcome, Error: c.Error})
-			f.add(run.caseOf(i), "%s of %s (step %d): %s: %s", ev, e.TargetID, e.Seq, c.Outcome, orNoReason(c.Error))
+			f.add(run.caseOf(i), "%s of %s (step %d): %s: %s", ev, e.TargetID, e.Seq, c.Outcome, callReason(c))
 		}
 	}
 	return r

@@ -76,11 +76,19 @@ func (r *ConformanceReport) textCases(w io.Writer) {
 				calls = "(not issued: " + e.Skipped + ")"
 			}
 			fmt.Fprintf(w, "  %-*s  %-*s  %-*s  %-*s  %s\n", width[0], row[0], width[1], row[1], width[2], row[2], width[3], row[3], calls)
-			for _, g := range byEvent(e.Calls)[1:] {
-				fmt.Fprintf(w, "%s%-*s%s\n", indent, len(callsAt)-len(indent), "+ "+g.event, callCells(g.calls, 0))
+			groups := byEvent(e.Calls)
+			errAt := errorGroup(groups, e.Error)
+			for i, g := range groups {
+				if i > 0 {
+					fmt.Fprintf(w, "%s%-*s%s\n", indent, len(callsAt)-len(indent), "+ "+g.event, callCells(g.calls, 0))
+				}
+				callReasons(w, callsAt, g.calls, e.Error)
+				if i == errAt {
+					fmt.Fprintf(w, "%s%s\n", callsAt, eventError(e.Error, e.Calls))
+				}
 			}
-			if e.Error != "" {
-				fmt.Fprintf(w, "%serror: %s\n", callsAt, e.Error)
+			if errAt < 0 && e.Error != "" {
+				fmt.Fprintf(w, "%s%s\n", callsAt, eventError(e.Error, e.Calls))
 			}
 		}
 	}
@@ -129,7 +137,11 @@ func (p PluginConformance) text(w io.Writer, deps []DeprecationReport) {
 		fmt.Fprintf(w, "  problem: %s\n", pr)
 	}
 	for _, c := range p.Cases {
-		fmt.Fprintf(w, "  %s\t%s\t", c.Case, c.Result)
+		result := c.Result
+		if c.DroppedAtStep > 0 {
+			result += fmt.Sprintf(" (dropped at step %d)", c.DroppedAtStep)
+		}
+		fmt.Fprintf(w, "  %s\t%s\t", c.Case, result)
 		for i, n := range noteLines(c.Notes) {
 			if i > 0 {
 				fmt.Fprint(w, "\n  \t\t")
@@ -195,6 +207,7 @@ func (r *ConformanceReport) textSummary(w io.Writer) {
 	if len(r.Results) == 0 {
 		fmt.Fprint(w, "; no plugin to check")
 	}
+	fmt.Fprint(w, skippedText(r.SkippedFiles))
 	fmt.Fprintln(w)
 	if r.Stopped != "" {
 		fmt.Fprintf(w, "STOPPED EARLY: %s\n", r.Stopped)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -20,6 +21,21 @@ func combined(t *testing.T, args ...string) (int, string) {
 	return code, out.String()
 }
 
+// progressLine matches the lines nritest prints while the plugins of
+// --plugin-path start.
+var progressLine = regexp.MustCompile(`^nritest: (starting the plugins in .* \(each has \S+ to register, see --registration-timeout\)|\d\d-\S+ joined \(pre-installed\))$`)
+
+// afterProgress is out less its leading progress lines.
+func afterProgress(out string) string {
+	for {
+		line, rest, ok := strings.Cut(out, "\n")
+		if !ok || !progressLine.MatchString(line) {
+			return out
+		}
+		out = rest
+	}
+}
+
 // TestReportBeforeLogs: without -v, the report comes first and nrikit's
 // warnings after it; with -v, the logs come as they happen, deprecations
 // included.
@@ -30,7 +46,7 @@ func TestReportBeforeLogs(t *testing.T) {
 		testplugin.Config{Index: "40", Name: "failstop", Behaviours: map[string]testplugin.Behaviour{"StopContainer": {Fail: "cannot stop today"}}},
 	)
 	code, out := combined(t, "--plugin-path", pluginDir, "--registration-timeout", "1m")
-	if code != exitFailed || !strings.HasPrefix(out, "nritest: simulated runtime") {
+	if code != exitFailed || !strings.HasPrefix(afterProgress(out), "nritest: simulated runtime") {
 		t.Fatalf("exit %d; the output does not start with the report's header:\n%s", code, out)
 	}
 	result := strings.Index(out, "\nRESULT: ")

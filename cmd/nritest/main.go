@@ -39,6 +39,11 @@ const (
 
 func main() {
 	testplugin.MaybeRunChild() // a sample plugin is this binary, re-executed
+	// A reader that went away (nritest | head -1) makes writes fail with
+	// EPIPE instead of killing nritest: the run still stops its plugins and
+	// removes its temporary directory. Notify, not Ignore: an ignored signal
+	// would stay ignored in the plugins it starts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -98,11 +103,16 @@ not apply.
 
 Exit status: 1 if a plugin failed to join or was dropped, an event or a
 plugin call failed, the run stopped before the lifecycle (--wait-timeout,
-a sample that did not start, an interrupt while waiting; the report is
+awaited external plugins refused, a sample that did not start, no plugin
+of --plugin-path that joined, an interrupt while waiting; the report is
 still printed, ending with why) or could not start; with --conformance, 1
 if a plugin failed a case or no plugin was there to check; 2 on usage
-errors; 0 otherwise. Skipped files, replaced plugins and skipped cases are
-reported, not failures.
+errors; 0 otherwise. Skipped files (counted in the RESULT line), replaced
+plugins and skipped cases are reported, not failures. Waits and each
+plugin joining or refused are reported on stderr as they happen.
+
+The first 'go run ./cmd/nritest' compiles for about 30 s; build it once
+with 'go build -o nritest ./cmd/nritest' or 'go install ./cmd/nritest'.
 
 Flags (-flag and --flag are the same):
 `
@@ -117,7 +127,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.noSamples, "no-samples", false, "run no sample plugins (same as --plugin-path \"\")")
 	fs.StringVar(&c.configPath, "plugin-config-path", "", "read the pre-installed plugins' configs from `DIR` (default: none)")
 	fs.StringVar(&c.socket, "socket", "", "also accept external plugins on the unix socket `PATH` (the samples still run unless --no-samples)")
-	fs.IntVar(&c.wait, "wait", 0, "wait for `N` external plugins to connect before driving the lifecycle (needs --socket)")
+	intVar(fs, &c.wait, "wait", 0, "wait for `N` external plugins to connect before driving the lifecycle (needs --socket)")
 	durationVar(fs, &c.waitTimeout, "wait-timeout", 30*time.Second, "give up waiting for external plugins after `DURATION`")
 	durationVar(fs, &c.regTimeout, "registration-timeout", adaptation.DefaultRegistrationTimeout, "give a plugin `DURATION` to register once it has started or connected")
 	durationVar(fs, &c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "give a plugin `DURATION` for each event call, Configure and Shutdown")
@@ -172,6 +182,9 @@ func (c config) check(rest []string) error {
 		return errors.New("--sync-timeout must be positive")
 	case c.linger < 0:
 		return errors.New("--linger must not be negative")
+	}
+	if err := checkSocketPath(c.socket); err != nil {
+		return err
 	}
 	if err := checkDir("--plugin-path", c.pluginPath); err != nil {
 		return err
@@ -229,11 +242,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	logs := newRunLog(stderr, cfg.verbose, quiet...)
 	defer logs.adoptStandardLogger()()
 	if cfg.conformance {
-		rep, err := conform(ctx, cfg, logs.entry, stderr)
-		return finish(rep, err, cfg.json, logs, stdout, stderr)
+		return finish(conform(ctx, cfg, logs.entry, stderr), cfg.json, logs, stdout, stderr)
 	}
-	rep, err := simulate(ctx, cfg, logs.entry, stderr)
-	return finish(rep, err, cfg.json, logs, stdout, stderr)
+	return finish(simulate(ctx, cfg, logs.entry, stderr), cfg.json, logs, stdout, stderr)
 }
 
 // report is what a run prints: the lifecycle report or the conformance one.
@@ -244,14 +255,11 @@ type report interface {
 	passed() bool
 }
 
-// finish prints the report of a run that ended with err, then the logs, then
-// why the run failed; it returns the exit code.
-func finish[R report](rep R, err error, asJSON bool, logs *runLog, stdout, stderr io.Writer) int {
-	if err != nil {
-		logs.flush()
-		fmt.Fprintf(stderr, "nritest: %v\n", err)
-		return exitFailed
-	}
+// finish prints the report of a run, however far it got (a runtime that
+// could not start included), then the logs, then why the run failed; it
+// returns the exit code.
+func finish[R report](rep R, asJSON bool, logs *runLog, stdout, stderr io.Writer) int {
+	var err error
 	if asJSON {
 		err = rep.writeJSON(stdout)
 	} else {

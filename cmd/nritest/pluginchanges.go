@@ -38,11 +38,24 @@ type pluginChanges struct {
 	// allOutput keeps all the output lines nrikit kept (-v), not only the
 	// last outputShown.
 	allOutput bool
+	// progress, while set, gets a line per change (progress.go).
+	progress        io.Writer
+	announced       func(kind string) bool
+	refusedExternal []string
+	joinsAnnounced  map[string]bool
+	changed         chan struct{} // closed at each change announced
+}
+
+// newPluginChanges collects the changes of one run; allOutput (-v) keeps
+// every output line nrikit kept for a plugin, not only the last outputShown.
+func newPluginChanges(allOutput bool) *pluginChanges {
+	return &pluginChanges{allOutput: allOutput, changed: make(chan struct{}), joinsAnnounced: map[string]bool{}}
 }
 
 func (c *pluginChanges) add(ch adaptation.PluginChange) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.progressLine(ch)
 	ordinary := ch.Change == adaptation.PluginJoined && !c.running ||
 		ch.Change == adaptation.PluginLeft && ch.Reason == adaptation.ReasonRuntimeStopping
 	if ordinary {
@@ -130,7 +143,7 @@ func (r *Report) textPluginChanges(w io.Writer) {
 		if c.PID != 0 {
 			pid = fmt.Sprint(c.PID)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Plugin, c.Kind, orDash(c.Revision), pid, c.Change, c.Phase, c.Reason)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", c.Plugin, c.Kind, orDash(c.Revision), pid, c.Change, c.Phase, c.Reason, limitHint(c.Phase, c.Reason))
 	}
 	fmt.Fprintln(w)
 	r.textPluginOutput(w)

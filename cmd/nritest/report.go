@@ -44,10 +44,13 @@ type Report struct {
 	Deprecations  []DeprecationReport  `json:"deprecations"`
 	// Stopped says why the run ended before the lifecycle; the report then
 	// has what was observed until then.
-	Stopped      string `json:"stopped,omitempty"`
-	FailedEvents int    `json:"failed_events"`
-	FailedCalls  int    `json:"failed_calls"` // plugin calls not ok
-	OK           bool   `json:"ok"`
+	Stopped string `json:"stopped,omitempty"`
+	// SkippedFiles are the plugin path's files nrikit did not start, as
+	// "name: reason"; listed, not failures.
+	SkippedFiles []string `json:"skipped_files,omitempty"`
+	FailedEvents int      `json:"failed_events"`
+	FailedCalls  int      `json:"failed_calls"` // plugin calls not ok
+	OK           bool     `json:"ok"`
 }
 
 // EventReport is one lifecycle call of the runtime.
@@ -197,43 +200,34 @@ func (r *Report) textEvents(w io.Writer) {
 			calls = "(not issued: " + e.Skipped + ")"
 		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Event, e.Target, e.Result, calls)
-		for _, g := range changeGroups(e.Changes, e.Calls) {
-			fmt.Fprintf(w, "\t\t\t\tchanged by %s:\n", g.by)
-			for _, l := range g.lines {
-				fmt.Fprintf(w, "\t\t\t\t  %s\n", l)
+		errAt := errorGroup(groups, e.Error)
+		for i, g := range groups {
+			if i == 0 {
+				for _, cg := range changeGroups(e.Changes, e.Calls) {
+					fmt.Fprintf(w, "\t\t\t\tchanged by %s:\n", cg.by)
+					for _, l := range cg.lines {
+						fmt.Fprintf(w, "\t\t\t\t  %s\n", l)
+					}
+				}
+			} else {
+				fmt.Fprintf(w, "\t+ %s\t\t\t%s\n", g.event, callCells(g.calls, width))
+			}
+			callReasons(w, "\t\t\t\t", g.calls, e.Error)
+			if i == errAt {
+				fmt.Fprintf(w, "\t\t\t\t%s\n", eventError(e.Error, e.Calls))
 			}
 		}
-		for _, g := range groups[1:] {
-			fmt.Fprintf(w, "\t+ %s\t\t\t%s\n", g.event, callCells(g.calls, width))
-		}
-		callReasons(w, e.Calls, e.Error)
-		if e.Error != "" {
-			fmt.Fprintf(w, "\t\t\t\terror: %s\n", e.Error)
+		if errAt < 0 && e.Error != "" {
+			fmt.Fprintf(w, "\t\t\t\t%s\n", eventError(e.Error, e.Calls))
 		}
 	}
 	if len(r.Outside) > 0 {
 		for _, g := range byEvent(r.Outside)[1:] {
 			fmt.Fprintf(w, "-\t%s\t(between steps)\t\t%s\n", g.event, callCells(g.calls, width))
+			callReasons(w, "\t\t\t\t", g.calls, "")
 		}
-		callReasons(w, r.Outside, "")
 	}
 	fmt.Fprintln(w)
-}
-
-// callReasons writes why each call that did not end ok failed, one line
-// each under the event's row, unless the event's own error (which names the
-// plugin) already says it.
-func callReasons(w io.Writer, calls []Call, eventErr string) {
-	for _, c := range calls {
-		if c.Outcome == adaptation.OutcomeOK || c.Error != "" && strings.Contains(eventErr, c.Error) {
-			continue
-		}
-		reason := c.Error
-		if reason == "" {
-			reason = "(no reason given)"
-		}
-		fmt.Fprintf(w, "\t\t\t\t%s %s: %s\n", c.Plugin, c.Outcome, reason)
-	}
 }
 
 type callGroup struct {
@@ -441,6 +435,7 @@ func (r *Report) textSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "RESULT: %s: %d events (%d failed, %d skipped), %d plugin calls (%d failed); plugins that failed to join or were dropped: %d; deprecations: %s",
 		verdict, len(r.Events), r.FailedEvents, skipped, calls, r.FailedCalls, troubles(r.PluginChanges), deprecated(r.Deprecations))
+	fmt.Fprint(w, skippedText(r.SkippedFiles))
 	if n := len(r.SyncUpdates); n > 0 {
 		fmt.Fprintf(w, "; sync updates: %d (%d failed)", n, failedUpdates(r.SyncUpdates))
 	}

@@ -441,6 +441,9 @@ func TestSocketWait(t *testing.T) {
 	if d.code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", d.code, d.stdout, d.stderr)
 	}
+	if lineWith(d.stderr, "nritest: 50-ext joined (external)") == "" {
+		t.Errorf("no progress line as the plugin joined:\n%s", d.stderr)
+	}
 	rep := parseJSON(t, d.stdout)
 	if len(rep.Active) != 2 || rep.Active[0].Plugin != "50-ext" || rep.Active[0].Kind != "external" {
 		t.Errorf("plugins = %+v", rep.Active)

@@ -18,19 +18,19 @@ import (
 
 // simulate runs the runtime: start the plugins, wait for external ones,
 // drive the lifecycle, stop, and report.
-func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) (*Report, error) {
+func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer) *Report {
 	rep := &Report{
 		SchemaVersion: schemaVersion,
 		RunSettings:   newRunSettings(cfg),
 	}
 	pluginDir, source, cleanup, err := pluginSource(cfg)
 	if err != nil {
-		return nil, err
+		return rep.notStarted(err)
 	}
 	defer cleanup()
 	rep.PluginSource = source
 
-	rec, st, changes, deps := newRecorder(), &store{phase: phaseStartUp}, &pluginChanges{allOutput: cfg.verbose}, newDeprecationLog()
+	rec, st, changes, deps := newRecorder(), &store{phase: phaseStartUp}, newPluginChanges(cfg.verbose), newDeprecationLog()
 	var own *ownersPlugin
 	if cfg.owners {
 		own = newOwnersPlugin()
@@ -38,10 +38,10 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, append(options(cfg, pluginDir, log, rec, own),
 		adaptation.WithPluginChanges(changes.add), adaptation.WithDeprecationRecorder(deps))...)
 	if err != nil {
-		return nil, err
+		return rep.notStarted(err)
 	}
-	if err := a.Start(ctx); err != nil {
-		return nil, fmt.Errorf("starting the runtime: %w", err)
+	if err := startPlugins(ctx, a, cfg, changes, stderr); err != nil {
+		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err))
 	}
 	stopped := false
 	stop := func() {
@@ -68,6 +68,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 		rep.SyncUpdates = st.syncUpdates()
 		rep.Unsolicited = st.unsolicited()
 		rep.PluginChanges = changes.reports()
+		rep.SkippedFiles = skippedFiles(rep.PluginChanges)
 		if rep.Stopped != "" {
 			// Only now, once Stop has waited for them, are all replacements known.
 			rep.Stopped += replacements(rep.PluginChanges)
@@ -75,9 +76,9 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 		rep.tally()
 		return rep
 	}
-	if err := startUp(ctx, a, rec, cfg, stderr); err != nil {
+	if err := startUp(ctx, a, rec, changes, cfg, stderr); err != nil {
 		rep.Stopped, rep.Events = err.Error(), []EventReport{}
-		return finish(), nil
+		return finish()
 	}
 	if cfg.linger > 0 {
 		d.pause = func(ctx context.Context) {
@@ -90,18 +91,36 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	}
 	changes.lifecycleStarts()
 	rep.Events = d.drive(ctx, rec)
-	return finish(), nil
+	return finish()
+}
+
+// notStarted is the report of a run whose runtime could not start: what
+// stopped it, and empty lists.
+func (r *Report) notStarted(err error) *Report {
+	r.Stopped = err.Error()
+	r.Events, r.Active, r.Deprecations = []EventReport{}, []PluginReport{}, []DeprecationReport{}
+	r.tally()
+	return r
 }
 
 // startUp checks that the plugins the run needs have joined: every sample,
 // and --wait external plugins. An error ends the run before the lifecycle.
-func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, cfg config, stderr io.Writer) error {
+func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, changes *pluginChanges, cfg config, stderr io.Writer) error {
+	defer func() {
+		if kinds := announcedKinds(cfg); kinds != nil {
+			changes.awaitJoinsAnnounced(a.Plugins(), kinds)
+			changes.announce(nil, nil) // the report tells the rest
+		}
+	}()
 	if cfg.samples {
 		if err := checkSamples(a.Plugins()); err != nil {
 			return err
 		}
 	}
-	return waitExternal(ctx, a, rec, cfg, stderr)
+	if err := checkPluginPath(cfg, a.Plugins(), changes.reports()); err != nil {
+		return err
+	}
+	return waitExternal(ctx, a, rec, changes, cfg, stderr)
 }
 
 // options turns the command line into adaptation options.
@@ -141,11 +160,11 @@ func stopRuntime(a *adaptation.Adaptation, log *logrus.Entry) {
 
 // waitExternal waits until cfg.wait external plugins are active, woken by
 // the PluginCount metric rather than by polling.
-func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, cfg config, stderr io.Writer) error {
+func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, changes *pluginChanges, cfg config, stderr io.Writer) error {
 	if cfg.wait == 0 {
 		return nil
 	}
-	fmt.Fprintf(stderr, "nritest: waiting up to %s for %d external plugin(s) on %s\n", cfg.waitTimeout, cfg.wait, cfg.socket)
+	fmt.Fprintf(stderr, "nritest: waiting up to %s for %d external plugin(s) on %s (see --wait-timeout)\n", cfg.waitTimeout, cfg.wait, cfg.socket)
 	deadline := time.NewTimer(cfg.waitTimeout)
 	defer deadline.Stop()
 	for {
@@ -153,7 +172,15 @@ func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, 
 		if n >= cfg.wait {
 			return nil
 		}
+		refused, next := changes.refusals()
+		if len(refused) > 0 && n+len(refused) >= cfg.wait {
+			// As many plugins came as were awaited; those refused will not
+			// come back by themselves.
+			return fmt.Errorf("stopped waiting: %d of %d awaited external plugin(s) connected to %s, and %d of them were refused (%s)",
+				n+len(refused), cfg.wait, cfg.socket, len(refused), strings.Join(refused, "; "))
+		}
 		select {
+		case <-next:
 		case <-rec.countChanged():
 		case <-deadline.C:
 			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout)",

@@ -45,6 +45,14 @@ func TestJoinTimeouts(t *testing.T) {
 			if !strings.Contains(warning, "nrikit: plugin dropped during "+c.phase) || !strings.Contains(warning, c.timeout) {
 				t.Errorf("no warning that 20-stuck was dropped during %s %s:\n%s", c.phase, c.timeout, r.stderr)
 			}
+			// The text report and the progress line name the flag.
+			text := runCmd(t, "--no-owners", "--plugin-path", pluginDir, c.flag, "1s")
+			hint := "(the limit is " + c.flag + ")"
+			row := lineWith(text.stdout, "20-stuck  pre-installed")
+			progress := lineWith(text.stderr, "nritest: 20-stuck (pre-installed) failed to join during "+c.phase)
+			if !strings.HasSuffix(row, hint) || !strings.HasSuffix(progress, hint) {
+				t.Errorf("the reason does not end with %q:\nrow: %s\nprogress: %s", hint, row, progress)
+			}
 		})
 	}
 }

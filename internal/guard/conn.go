@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/wake"
 )
 
@@ -49,6 +50,9 @@ type Config struct {
 	// Report is told of every violation, on the goroutine reading the
 	// connection, which waits for it.
 	Report func(Violation)
+	// Failed is told of a panic while reading the peer's messages (a
+	// *panics.Error), which Read then returns: the connection is unusable.
+	Failed func(error)
 }
 
 // maxOpen bounds the calls a client remembers as unanswered: a peer that
@@ -91,8 +95,19 @@ func New(c net.Conn, cfg Config) *Conn {
 		pending: map[uint32]int{}}
 }
 
-// Read reads what ttrpc may see of the peer's messages.
-func (c *Conn) Read(b []byte) (int, error) {
+// Read reads what ttrpc may see of the peer's messages. A panic in it, in
+// code the peer's bytes steer, is its error, and Failed is told of it.
+func (c *Conn) Read(b []byte) (n int, err error) {
+	defer func() {
+		if _, ok := err.(*panics.Error); ok && c.cfg.Failed != nil {
+			c.cfg.Failed(err)
+		}
+	}()
+	defer panics.Recover(&err)
+	return c.read(b)
+}
+
+func (c *Conn) read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
@@ -121,6 +136,7 @@ func (c *Conn) next() error {
 	if _, err := io.ReadFull(c.Conn, c.hdr[:]); err != nil {
 		return err
 	}
+	panics.Inject("guard.read", c.cfg.Role.String())
 	h := ParseHeader(c.hdr[:])
 	if c.cfg.Role == Server {
 		return c.serve(h)

@@ -10,10 +10,13 @@ import (
 // deadline keeps the same channel while it is open, so an operation already
 // waiting honours the new time; once expired, a later deadline gets a fresh
 // channel.
+//
+// Callers that bound each operation move the deadline for every one of them,
+// so set allocates nothing once the timer exists: the one timer is re-armed.
 type deadline struct {
 	mu      sync.Mutex
 	at      time.Time
-	timer   *time.Timer
+	timer   *time.Timer // runs fire; nil until a future deadline is first set
 	expired chan struct{}
 }
 
@@ -25,24 +28,45 @@ func newDeadline() *deadline {
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.timer != nil && !d.timer.Stop() {
-		<-d.expired // the timer fired: wait until it has closed the channel
-	}
-	d.timer = nil
 	d.at = t
+	if d.timer != nil {
+		d.timer.Stop() // a run already under way finds the new time in fire
+	}
 	dur := time.Until(t)
 	if !t.IsZero() && dur <= 0 {
-		if !isDone(d.expired) {
-			close(d.expired)
-		}
+		d.expireLocked()
 		return
 	}
 	if isDone(d.expired) {
 		d.expired = make(chan struct{})
 	}
-	if !t.IsZero() {
-		ch := d.expired
-		d.timer = time.AfterFunc(dur, func() { close(ch) })
+	switch {
+	case t.IsZero():
+	case d.timer == nil:
+		d.timer = time.AfterFunc(dur, d.fire)
+	default:
+		d.timer.Reset(dur)
+	}
+}
+
+// fire closes the channel if the deadline has passed, and otherwise waits
+// again: a run of the timer may come after set moved the deadline on.
+func (d *deadline) fire() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.at.IsZero() {
+		return
+	}
+	if dur := time.Until(d.at); dur > 0 {
+		d.timer.Reset(dur)
+		return
+	}
+	d.expireLocked()
+}
+
+func (d *deadline) expireLocked() {
+	if !isDone(d.expired) {
+		close(d.expired)
 	}
 }
 

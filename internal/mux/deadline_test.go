@@ -171,3 +171,52 @@ func TestWriteDeadlineExtendedMidFrame(t *testing.T) {
 		t.Fatalf("mux ended: %v", err)
 	}
 }
+
+// TestDeadlineRearmed moves a deadline back and forth many times, so that
+// runs of its one timer for times already moved from come late: only the
+// last time set counts, and the deadline is reusable after it expired.
+func TestDeadlineRearmed(t *testing.T) {
+	d := newDeadline()
+	for range 200 {
+		d.set(time.Now().Add(time.Millisecond))
+		d.set(time.Now().Add(time.Hour))
+	}
+	stillBlocked(t, d.wait(), 100*time.Millisecond, "a deadline moved an hour ahead")
+	d.set(time.Now().Add(10 * time.Millisecond))
+	await(t, d.wait(), "the deadline to expire")
+	d.set(time.Time{})
+	if isDone(d.wait()) {
+		t.Fatal("no deadline, yet expired")
+	}
+	d.set(time.Now().Add(10 * time.Millisecond))
+	await(t, d.wait(), "the deadline to expire a second time")
+}
+
+// BenchmarkWriteUnderDeadline is a small Write under a deadline of its own,
+// as a runtime bounds each call to a plugin: moving the deadline every time
+// must not cost an allocation.
+func BenchmarkWriteUnderDeadline(b *testing.B) {
+	m, raw := rawPeer(b)
+	c := mustOpen(b, m, 1)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		_, _ = io.Copy(io.Discard, raw)
+	}()
+	msg := make([]byte, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Write(msg); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.SetWriteDeadline(time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	m.Close()
+	<-drained
+}

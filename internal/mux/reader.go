@@ -1,5 +1,7 @@
 package mux
 
+import "github.com/nrikit/nrikit/internal/panics"
+
 // readLoop is the trunk reader goroutine. It waits for Unblock, then hands
 // frames to their connections until the trunk ends.
 func (m *Mux) readLoop() {
@@ -9,7 +11,14 @@ func (m *Mux) readLoop() {
 	case <-m.done:
 		return
 	}
-	m.shutdown(m.readFrames(newFrameReader(m.trunk)))
+	m.shutdown(m.readFramesSafely(newFrameReader(m.trunk)))
+}
+
+// readFramesSafely is readFrames, with a panic in it (in code the peer's
+// bytes steer) as the reason the trunk ends, instead of the process's end.
+func (m *Mux) readFramesSafely(fr *frameReader) (err error) {
+	defer panics.Recover(&err)
+	return m.readFrames(fr)
 }
 
 // readFrames dispatches frames until the trunk ends, and returns why.
@@ -19,6 +28,7 @@ func (m *Mux) readFrames(fr *frameReader) error {
 		if err != nil {
 			return trunkReadError(err)
 		}
+		panics.Inject("mux.read", "")
 		if h.size > MaxFramePayload {
 			return &FrameSizeError{ID: h.id, Size: h.size, Limit: MaxFramePayload}
 		}

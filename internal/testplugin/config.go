@@ -57,6 +57,11 @@ type Config struct {
 	// FailurePolicy is sent in ConfigureResponse when set (v0.12.5 plugins).
 	FailurePolicy *FailurePolicy `json:"failure_policy,omitempty"`
 
+	// InvalidUTF8 makes the plugin hand back a string that is not valid
+	// UTF-8 at one place (see InvalidAnnotationKey and the others), and
+	// send its replies encoded without protobuf's check.
+	InvalidUTF8 string `json:"invalid_utf8,omitempty"`
+
 	// LogPath is the JSON-lines event log; empty disables logging.
 	LogPath string `json:"log_path,omitempty"`
 	// SocketPath is dialled when the process was not given a socket on fd 3
@@ -163,6 +168,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.validateRevision(); err != nil {
+		return err
+	}
+	if err := c.validateInvalidUTF8(); err != nil {
 		return err
 	}
 	if err := c.Flood.validate(); err != nil {

@@ -228,7 +228,7 @@ func (h *Handler) Synchronize(ctx context.Context, req *api.SynchronizeRequest) 
 		return nil, err
 	}
 	h.syncedOnce.Do(func() { close(h.synced) })
-	return &api.SynchronizeResponse{Update: containerUpdates(h.cfg.SyncUpdates)}, nil
+	return &api.SynchronizeResponse{Update: h.invalidUpdates(InvalidSyncUpdate, containerUpdates(h.cfg.SyncUpdates))}, nil
 }
 
 // Shutdown logs the reason and tells whoever runs the plugin to stop once the
@@ -247,18 +247,22 @@ func (h *Handler) CreateContainer(ctx context.Context, req *api.CreateContainerR
 	if err := h.event(ctx, api.Event_CREATE_CONTAINER, "", req.GetPod(), req.GetContainer()); err != nil {
 		return nil, err
 	}
-	if len(h.cfg.Annotations) == 0 && len(h.cfg.Env) == 0 {
-		return &api.CreateContainerResponse{}, nil
+	updates := h.invalidUpdates(InvalidUpdate, nil)
+	if len(h.cfg.Annotations) == 0 && len(h.cfg.Env) == 0 && !h.invalidAs(InvalidAnnotationKey) {
+		return &api.CreateContainerResponse{Update: updates}, nil
 	}
 	adjust := &api.ContainerAdjustment{}
 	if len(h.cfg.Annotations) > 0 {
 		adjust.Annotations = maps.Clone(h.cfg.Annotations)
 	}
+	if h.invalidAs(InvalidAnnotationKey) {
+		adjust.Annotations = map[string]string{InvalidString: "set"}
+	}
 	// Sorted, so the adjustment is the same on every call.
 	for _, k := range slices.Sorted(maps.Keys(h.cfg.Env)) {
 		adjust.Env = append(adjust.Env, &api.KeyValue{Key: k, Value: h.cfg.Env[k]})
 	}
-	return &api.CreateContainerResponse{Adjust: adjust}, nil
+	return &api.CreateContainerResponse{Adjust: adjust, Update: updates}, nil
 }
 
 func (h *Handler) UpdatePodSandbox(ctx context.Context, req *api.UpdatePodSandboxRequest) (*api.UpdatePodSandboxResponse, error) {
@@ -271,6 +275,11 @@ func (h *Handler) UpdatePodSandbox(ctx context.Context, req *api.UpdatePodSandbo
 func (h *Handler) UpdateContainer(ctx context.Context, req *api.UpdateContainerRequest) (*api.UpdateContainerResponse, error) {
 	if err := h.event(ctx, api.Event_UPDATE_CONTAINER, "", req.GetPod(), req.GetContainer()); err != nil {
 		return nil, err
+	}
+	if h.invalidAs(InvalidEviction) {
+		return &api.UpdateContainerResponse{Evict: []*api.ContainerEviction{
+			{ContainerId: req.GetContainer().GetId(), Reason: InvalidString},
+		}}, nil
 	}
 	return &api.UpdateContainerResponse{}, nil
 }
@@ -287,6 +296,9 @@ func (h *Handler) StopContainer(ctx context.Context, req *api.StopContainerReque
 func (h *Handler) ValidateContainerAdjustment(ctx context.Context, req *api.ValidateContainerAdjustmentRequest) (*api.ValidateContainerAdjustmentResponse, error) {
 	if err := h.event(ctx, api.Event_VALIDATE_CONTAINER_ADJUSTMENT, "", req.GetPod(), req.GetContainer()); err != nil {
 		return nil, err
+	}
+	if h.invalidAs(InvalidRejection) {
+		return &api.ValidateContainerAdjustmentResponse{Reject: true, Reason: InvalidString}, nil
 	}
 	return &api.ValidateContainerAdjustmentResponse{}, nil
 }

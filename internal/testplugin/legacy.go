@@ -57,5 +57,9 @@ func method[Req any, PReq interface{ *Req }, Resp any](fn func(context.Context, 
 
 // registerPluginService registers h's Plugin service on srv.
 func registerPluginService(srv *ttrpc.Server, h *Handler) {
-	srv.RegisterService(h.cfg.pluginServiceName(), ServiceDesc(h))
+	desc := ServiceDesc(h)
+	if h.cfg.InvalidUTF8 != "" {
+		desc = sentVerbatim(desc)
+	}
+	srv.RegisterService(h.cfg.pluginServiceName(), desc)
 }

@@ -1,9 +1,11 @@
-//go:build !nrikit_no_wasm
+//go:build !nrikit_no_wasm && !nri_no_wasm
 
 package wasmhost
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/tetratelabs/wazero"
 	wapi "github.com/tetratelabs/wazero/api"
@@ -100,6 +102,35 @@ func typesString(params, results []wapi.ValueType) string {
 		return s + ")"
 	}
 	return name(params) + " -> " + name(results)
+}
+
+// checkMemory refuses a guest without the linear memory that requests and
+// answers are passed in, before anything of it runs: the host would have
+// nowhere to write the first request. WASI has a module export its memory.
+func checkMemory(cm wazero.CompiledModule) error {
+	mems := cm.ExportedMemories()
+	if len(mems) == 0 {
+		return errors.New("it exports no linear memory to pass requests in")
+	}
+	for name, def := range mems {
+		if max, ok := def.Max(); ok && max == 0 {
+			return fmt.Errorf("its linear memory %q has a maximum of 0 pages: it cannot hold a request", name)
+		}
+	}
+	return nil
+}
+
+// memoryOf is m's linear memory, nil when it has none: wazero answers a
+// typed nil then, which a nil check misses.
+func memoryOf(m wapi.Module) wapi.Memory {
+	mem := m.Memory()
+	if mem == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(mem); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil
+	}
+	return mem
 }
 
 // splitResult decodes a method's answer: where it lies in guest memory and

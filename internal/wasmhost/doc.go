@@ -14,5 +14,6 @@
 // deadline or breaks the ABI leaves the guest's state unknown, so the
 // instance is closed and the guest is dead from then on.
 //
-// Building with the tag nrikit_no_wasm leaves this package, and wazero, out.
+// Building with the tag nrikit_no_wasm (or the reference's nri_no_wasm) leaves
+// this package, and wazero, out.
 package wasmhost

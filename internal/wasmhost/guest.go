@@ -1,4 +1,4 @@
-//go:build !nrikit_no_wasm
+//go:build !nrikit_no_wasm && !nri_no_wasm
 
 package wasmhost
 
@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/regfile"
 )
 
@@ -49,8 +50,9 @@ type Guest struct {
 	closeOnce sync.Once
 	dead      chan struct{} // closed once the instance is closed
 	deadOnce  sync.Once
-	why       atomic.Pointer[string] // how the instance ended
-	status    atomic.Pointer[string] // the same, in a few words
+	why       atomic.Pointer[string]     // how the instance ended
+	cause     atomic.Pointer[CrashError] // the crash that ended it
+	status    atomic.Pointer[string]     // the same, in a few words
 }
 
 // Load compiles the module at cfg.Path (or takes it from cfg.Cache),
@@ -76,11 +78,24 @@ func Load(ctx context.Context, cfg Config) (*Guest, error) {
 		dead:    make(chan struct{}),
 	}
 	live.Add(1)
-	if err := g.instantiate(ctx, code); err != nil {
+	if err := g.instantiateSafely(ctx, code); err != nil {
 		g.kill(err.Error(), "failed to load")
 		return nil, err
 	}
 	return g, nil
+}
+
+// instantiateSafely is instantiate, with a panic in the host's code (a
+// module that the compiler or the checks cannot take) as the load's error.
+func (g *Guest) instantiateSafely(ctx context.Context, code []byte) (err error) {
+	defer func() {
+		if p := (*panics.Error)(nil); errors.As(err, &p) {
+			err = fmt.Errorf("nrikit: WASM plugin %q cannot be loaded: %w", g.cfg.Path, err)
+		}
+	}()
+	defer panics.Recover(&err)
+	panics.Inject("wasmhost.load", g.cfg.ID)
+	return g.instantiate(ctx, code)
 }
 
 func (g *Guest) instantiate(ctx context.Context, code []byte) error {
@@ -90,12 +105,18 @@ func (g *Guest) instantiate(ctx context.Context, code []byte) error {
 	if err := g.instantiateHost(ctx); err != nil {
 		return fmt.Errorf("nrikit: host functions: %w", err)
 	}
+	if err := checkBounds(code); err != nil {
+		return fmt.Errorf("nrikit: WASM plugin %q: malformed module: %w", g.cfg.Path, err)
+	}
 	cm, err := g.runtime.CompileModule(ctx, code)
 	if err != nil {
 		return fmt.Errorf("nrikit: compile WASM plugin: %w", err)
 	}
 	if err := checkExports(cm); err != nil {
-		return fmt.Errorf("nrikit: WASM plugin: %w", err)
+		return fmt.Errorf("nrikit: WASM plugin %q: %w", g.cfg.Path, err)
+	}
+	if err := checkMemory(cm); err != nil {
+		return fmt.Errorf("nrikit: WASM plugin %q: %w", g.cfg.Path, err)
 	}
 	if g.cfg.InitTimeout > 0 {
 		var cancel context.CancelFunc
@@ -163,9 +184,10 @@ func (g *Guest) Call(ctx context.Context, export string, req []byte) ([]byte, er
 	if g.isClosing() { // Close may have looked for a call to cancel before begin
 		return nil, ErrDead
 	}
-	rsp, err := g.call(ctx, export, fn, req)
+	rsp, err := g.callSafely(ctx, export, fn, req)
 	var crash *CrashError
 	if errors.As(err, &crash) {
+		g.cause.CompareAndSwap(nil, crash)
 		g.kill(crash.Error(), statusOf(crash.Err))
 	}
 	return rsp, err
@@ -182,13 +204,29 @@ func (g *Guest) end() {
 	g.cancel.Store(nil)
 }
 
+// callSafely is call, with a panic in the host's code during the call as a
+// crash of the guest: the guest's state is unknown after it.
+func (g *Guest) callSafely(ctx context.Context, export string, fn wapi.Function, req []byte) (rsp []byte, err error) {
+	defer func() {
+		if p := (*panics.Error)(nil); errors.As(err, &p) {
+			err = &CrashError{Export: export, Err: p, Said: g.out.takeFirst()}
+		}
+	}()
+	defer panics.Recover(&err)
+	panics.Inject("wasmhost.call", g.cfg.ID)
+	return g.call(ctx, export, fn, req)
+}
+
 // call passes req in guest memory the guest allocated, calls fn, and copies
 // the answer out before freeing it.
 func (g *Guest) call(ctx context.Context, export string, fn wapi.Function, req []byte) ([]byte, error) {
 	crash := func(in string, err error) error {
 		return &CrashError{Export: in, Err: err, Said: g.out.takeFirst()}
 	}
-	mem := g.module.Memory()
+	mem := memoryOf(g.module)
+	if mem == nil { // refused at load
+		return nil, crash(export, errors.New("the guest has no linear memory"))
+	}
 	var ptr uint64
 	if len(req) > 0 {
 		res, err := g.malloc.Call(ctx, uint64(len(req)))
@@ -265,6 +303,10 @@ func (g *Guest) Why() string {
 	return ""
 }
 
+// Crash is the crash that ended the instance; nil while it lives or when
+// Close ended it.
+func (g *Guest) Crash() *CrashError { return g.cause.Load() }
+
 // Status says in a few words how a crash ended the instance ("exited with
 // code 2", "trapped", "stopped at its deadline"); "" while it lives or when
 // Close ended it.
@@ -286,6 +328,8 @@ func statusOf(err error) string {
 		return fmt.Sprintf("exited with code %d", exit.ExitCode())
 	case strings.HasPrefix(err.Error(), "wasm error:"): // wazero's runtime traps
 		return "trapped"
+	case errors.As(err, new(*panics.Error)):
+		return "made the host panic"
 	}
 	return "broke the ABI"
 }

@@ -1,4 +1,4 @@
-//go:build !nrikit_no_wasm
+//go:build !nrikit_no_wasm && !nri_no_wasm
 
 package wasmhost
 
@@ -39,7 +39,12 @@ func (g *Guest) hostLog(_ context.Context, m wapi.Module, stack []uint64) {
 		g.cfg.Log(LevelWarn, fmt.Sprintf("nrikit: a log request of %d bytes, over the limit of %d, was dropped", size, maxLogRequest))
 		return
 	}
-	buf, ok := m.Memory().Read(ptr, size)
+	mem := memoryOf(m)
+	if mem == nil { // refused at load; a host function is no place to trust that
+		g.cfg.Log(LevelWarn, "nrikit: a log request from a plugin without linear memory was dropped")
+		return
+	}
+	buf, ok := mem.Read(ptr, size)
 	if !ok {
 		g.cfg.Log(LevelWarn, fmt.Sprintf("nrikit: a log request at offset %d, %d bytes, lies outside the plugin's memory", ptr, size))
 		return

@@ -1,0 +1,53 @@
+package adaptation
+
+// forgotten keeps, in fixed memory, the records that listings showed gone,
+// most recent first out last. The runtime's lists are the truth for joining
+// plugins, but a runtime may still relay an event for an object its lists
+// left out (one it stored late, or listed wrongly): the plugins that heard
+// of that object then still hear of its teardown, in order. A plugin that
+// joined since was not told of it, and is not now.
+type forgotten struct {
+	ring []*record
+	next int
+	byID map[string]*record
+}
+
+func newForgotten(n int) forgotten {
+	return forgotten{ring: make([]*record, n), byID: make(map[string]*record, n)}
+}
+
+// keep remembers r, dropping the oldest record kept if full. What r owes is
+// dropped: the plugins owed it were not told, and are not.
+func (f *forgotten) keep(r *record) {
+	for i := len(r.plugins.list) - 1; i >= 0; i-- {
+		if v := r.plugins.list[i]; v.s&(seenOwed|seenCreated) == seenOwed {
+			r.plugins.remove(v.p)
+		}
+	}
+	if old := f.ring[f.next]; old != nil && f.byID[old.id] == old {
+		delete(f.byID, old.id)
+	}
+	f.ring[f.next] = r
+	f.byID[r.id] = r
+	f.next = (f.next + 1) % len(f.ring)
+}
+
+// recall takes back the record of id, if kept: a pod's (podID "") or a
+// container's of the pod podID.
+func (f *forgotten) recall(id, podID string) *record {
+	r := f.byID[id]
+	if r == nil || r.podID != podID {
+		return nil
+	}
+	delete(f.byID, id)
+	return r
+}
+
+// forget drops what p was told from every record kept.
+func (f *forgotten) forget(p *plugin) {
+	for _, r := range f.ring {
+		if r != nil {
+			r.plugins.remove(p)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package adaptation
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"runtime"
+	"strconv"
+)
+
+// socketGroup is the group the operator grants access to the socket.
+type socketGroup struct {
+	name string // as configured: a group name or a numeric gid
+	gid  int
+}
+
+// WithSocketGroup lets the members of group (a name, or a numeric gid)
+// connect to the socket: it is made 0660 and its directory 0750, both owned
+// by that group. Without it the socket is 0600 in a 0700 directory. A
+// directory that exists already is changed only when it is the runtime's
+// own 0700 one (as nrikit creates it); any other is left as the operator
+// made it. An unknown group fails New.
+func WithSocketGroup(group string) Option {
+	return func(o *options) error {
+		g, err := lookupSocketGroup(group)
+		if err != nil {
+			return err
+		}
+		o.socketGroup = g
+		return nil
+	}
+}
+
+func lookupSocketGroup(group string) (*socketGroup, error) {
+	if group == "" {
+		return nil, errors.New("nrikit: empty socket group")
+	}
+	if runtime.GOOS == "windows" {
+		return nil, fmt.Errorf("nrikit: socket group %q: not supported on windows", group)
+	}
+	if gid, err := strconv.Atoi(group); err == nil {
+		if gid < 0 {
+			return nil, fmt.Errorf("nrikit: socket group %q: negative gid", group)
+		}
+		return &socketGroup{name: group, gid: gid}, nil
+	}
+	g, err := user.LookupGroup(group)
+	if err != nil {
+		return nil, fmt.Errorf("nrikit: socket group %q: %w", group, err)
+	}
+	gid, err := strconv.Atoi(g.Gid)
+	if err != nil {
+		return nil, fmt.Errorf("nrikit: socket group %q has gid %q, not a number: %w", group, g.Gid, err)
+	}
+	return &socketGroup{name: group, gid: gid}, nil
+}
+
+// socketModes are the socket's and its directory's permissions.
+func (g *socketGroup) socketModes() (socket, dir os.FileMode) {
+	if g == nil {
+		return 0o600, 0o700
+	}
+	return 0o660, 0o750
+}
+
+// prepareSocketDir creates the socket's directory, and opens it to the
+// group when the directory is the runtime's own: new, or 0700 and owned by
+// this process's user.
+func prepareSocketDir(dir string, g *socketGroup) error {
+	_, dirMode := g.socketModes()
+	fi, statErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, dirMode); err != nil {
+		return fmt.Errorf("nrikit: creating socket directory: %w", err)
+	}
+	if g == nil || statErr == nil && !ownStrictDir(fi) {
+		return nil
+	}
+	if err := grantGroup(dir, g, dirMode); err != nil {
+		return fmt.Errorf("nrikit: opening socket directory %s to group %s: %w", dir, g.name, err)
+	}
+	return nil
+}
+
+// grantGroup gives path to group g with mode (group first, so the mode
+// never applies to the previous group).
+func grantGroup(path string, g *socketGroup, mode os.FileMode) error {
+	if err := os.Chown(path, -1, g.gid); err != nil {
+		return err
+	}
+	return os.Chmod(path, mode)
+}
+
+// restrictSocket sets the socket's group and mode.
+func restrictSocket(path string, g *socketGroup) error {
+	mode, _ := g.socketModes()
+	if g == nil {
+		return os.Chmod(path, mode)
+	}
+	return grantGroup(path, g, mode)
+}

@@ -1,0 +1,105 @@
+package adaptation_test
+
+import (
+	"errors"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/nrikit/nrikit/adaptation"
+)
+
+// unusedGID is a group id no group of this host has: chown to it works as
+// root without creating a group.
+func unusedGID(t *testing.T) int {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Fatal("giving the socket to another group needs root")
+	}
+	for gid := 40000; gid < 60000; gid++ {
+		_, err := user.LookupGroupId(strconv.Itoa(gid))
+		var unknown user.UnknownGroupIdError
+		if errors.As(err, &unknown) {
+			return gid
+		}
+	}
+	t.Fatal("no unused gid in [40000, 60000)")
+	return 0
+}
+
+// assertAccess checks path's permissions and group.
+func assertAccess(t *testing.T, path string, perm os.FileMode, gid int) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := int(fi.Sys().(*syscall.Stat_t).Gid)
+	if fi.Mode().Perm() != perm || got != gid {
+		t.Errorf("%s: mode %v group %d, want %v group %d", path, fi.Mode().Perm(), got, perm, gid)
+	}
+}
+
+func TestSocketIsTheRuntimesAloneByDefault(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	assertAccess(t, e.socket, 0o600, os.Getegid())
+	assertAccess(t, filepath.Dir(e.socket), 0o700, os.Getegid())
+}
+
+// TestSocketGroup: with a socket group, the socket is 0660 and its
+// directory 0750, both the group's; the runtime's own 0700 directory left
+// by an earlier start without a group is opened the same way.
+func TestSocketGroup(t *testing.T) {
+	gid := unusedGID(t)
+	probe := newEnv(t)
+	probe.start()
+	probe.stop() // leaves the 0700 directory behind
+	e := newEnvAt(t, probe, adaptation.WithSocketGroup(strconv.Itoa(gid)))
+	e.start()
+	assertAccess(t, e.socket, 0o660, gid)
+	assertAccess(t, filepath.Dir(e.socket), 0o750, gid)
+}
+
+// TestSocketGroupLeavesTheOperatorsDirectory: a socket directory the
+// operator made (not the runtime's own 0700 one) keeps its mode and group;
+// the socket is still the group's.
+func TestSocketGroupLeavesTheOperatorsDirectory(t *testing.T) {
+	gid := unusedGID(t)
+	probe := newEnv(t)
+	dir := filepath.Dir(probe.socket)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	e := newEnvAt(t, probe, adaptation.WithSocketGroup(strconv.Itoa(gid)))
+	e.start()
+	assertAccess(t, e.socket, 0o660, gid)
+	assertAccess(t, dir, 0o755, os.Getegid())
+}
+
+func TestSocketGroupByName(t *testing.T) {
+	g, err := user.LookupGroupId(strconv.Itoa(os.Getegid()))
+	if err != nil {
+		t.Fatalf("this process's group has no name: %v", err)
+	}
+	e := newEnv(t, adaptation.WithSocketGroup(g.Name))
+	e.start()
+	assertAccess(t, e.socket, 0o660, os.Getegid())
+}
+
+func TestSocketGroupUnknown(t *testing.T) {
+	_, err := adaptation.New("rt", "v1", nil, nil, adaptation.WithSocketGroup("nrikit-no-such-group"))
+	var unknown user.UnknownGroupError
+	if !errors.As(err, &unknown) {
+		t.Fatalf("New with an unknown socket group: %v, want an error naming the unknown group", err)
+	}
+	if _, err := adaptation.New("rt", "v1", nil, nil, adaptation.WithSocketGroup("")); err == nil {
+		t.Error("New with an empty socket group succeeded")
+	}
+}

@@ -1,0 +1,15 @@
+//go:build unix
+
+package adaptation
+
+import (
+	"os"
+	"syscall"
+)
+
+// ownStrictDir tells whether fi is a directory as nrikit creates it for the
+// socket: 0700 and owned by this process's user.
+func ownStrictDir(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && fi.IsDir() && fi.Mode().Perm() == 0o700 && int(st.Uid) == os.Geteuid()
+}
