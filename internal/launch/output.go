@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/nrikit/nrikit/internal/panics"
 )
 
 // Bounds of what Output keeps of a plugin's stdout and stderr. Whatever a
@@ -125,17 +127,31 @@ func (o *Output) Lines() []Line {
 	return append([]Line(nil), o.kept...)
 }
 
+// drain reads one stream to its end. A panic while reading or handing on a
+// line (the sink logs text the plugin chose) stops the line reading, never
+// the runtime: the rest of the stream is discarded, so the plugin does not
+// block on a full pipe, and the panic is kept as the stream's last line.
 func (o *Output) drain(r *os.File, stream string) {
 	defer o.wg.Done()
 	defer r.Close()
 	br := bufio.NewReaderSize(r, MaxLineBytes)
+	if err := o.readLines(br, stream); err != nil {
+		o.keep(Line{Stream: stream, Text: "nrikit: output no longer read: " + err.Error()})
+		_, _ = io.Copy(io.Discard, br)
+	}
+}
+
+// readLines hands on each line of br; err is a recovered panic.
+func (o *Output) readLines(br *bufio.Reader, stream string) (err error) {
+	defer panics.Recover(&err)
 	for {
-		text, err := nextLine(br)
-		if text != "" || err == nil {
+		text, end := nextLine(br)
+		if text != "" || end == nil {
+			panics.Inject("launch.output", stream)
 			o.add(Line{Stream: stream, Text: text})
 		}
-		if err != nil {
-			return
+		if end != nil {
+			return nil
 		}
 	}
 }
@@ -175,16 +191,21 @@ func eof(err error) error {
 }
 
 func (o *Output) add(l Line) {
+	o.keep(l)
+	if o.sink != nil {
+		o.sink.Line(l)
+	}
+}
+
+// keep adds l to the last lines kept, within KeepLines and KeepBytes.
+func (o *Output) keep(l Line) {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.kept = append(o.kept, l)
 	o.bytes += len(l.Text)
 	for len(o.kept) > KeepLines || o.bytes > KeepBytes {
 		o.bytes -= len(o.kept[0].Text)
 		o.kept[0] = Line{}
 		o.kept = o.kept[1:]
-	}
-	o.mu.Unlock()
-	if o.sink != nil {
-		o.sink.Line(l)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/nrikit/nrikit/internal/panics"
 )
 
 // startCapturing starts this test binary as plugin 10-<mode> with its
@@ -136,4 +138,35 @@ func only(lines []string, stream string) []string {
 		}
 	}
 	return out
+}
+
+// A panic while reading a plugin's stderr (a sink that panics on a line)
+// stops handing on that stream's lines, not the runtime: the panic is the
+// stream's last line kept, the rest of its 16 MiB is still drained (the
+// flooding plugin finishes), and stdout goes on being read.
+func TestOutputPanicStopsOnlyThatStreamsLines(t *testing.T) {
+	remove := panics.SetHook(func(place, subject string) {
+		if place == "launch.output" && subject == Stderr {
+			panic("sink broke")
+		}
+	})
+	defer remove()
+	p, rec := startCapturing(t, modeFlood)
+	if got := readLine(t, bufio.NewReader(p.Conn()), p.Conn()); got != "done" {
+		t.Fatalf("flood plugin said %q, want done: its stderr was not drained after the panic", got)
+	}
+	if err := p.Stop(t.Context()); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	<-p.Drained()
+	stderr := only(texts(p.Output().Lines()), Stderr)
+	want := []string{Stderr + ": nrikit: output no longer read: nrikit: panic: sink broke"}
+	if !slices.Equal(stderr, want) {
+		t.Errorf("stderr kept %q, want %q", stderr, want)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if got, want := only(texts(rec.lines), Stdout), []string{Stdout + ": " + strings.Repeat("y", MaxLineBytes) + truncatedMark}; !slices.Equal(got, want) {
+		t.Errorf("stdout handed on as %d lines, want its one line", len(got))
+	}
 }
