@@ -11,6 +11,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/nrikit/nrikit"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
@@ -145,6 +146,8 @@ func (a *Adaptation) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.log.WithFields(logrus.Fields{"version": nrikit.Version, "nri_version": a.opts.nriVersion, "runtime": a.runtimeName, "runtime_version": a.runtimeVersion}).
+		Info("nrikit: starting")
 	l, err := a.startPlugins(runCtx)
 	if err != nil {
 		_ = a.Stop(ctx)

@@ -144,6 +144,8 @@ func (c *socketConn) exitStatus(wait time.Duration) string {
 	return "plugin process exited with status 0"
 }
 
+func (c *socketConn) output() []OutputLine { return outputOf(c.proc, exitGrace) }
+
 func (c *socketConn) close() {
 	c.once.Do(func() {
 		c.teardown()

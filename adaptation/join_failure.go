@@ -13,6 +13,10 @@ import (
 // joinFailed reports a plugin that did not join, if err says so. A
 // handshake that Stop cut short is no failure of the plugin.
 func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, err error) {
+	a.reportJoinFailure(ctx, kind, pid, err, nil)
+}
+
+func (a *Adaptation) reportJoinFailure(ctx context.Context, kind pluginKind, pid int, err error, output []OutputLine) {
 	if err == nil {
 		return
 	}
@@ -20,7 +24,7 @@ func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, e
 		a.log.WithField("pid", pid).WithError(err).Info("nrikit: plugin handshake ended by Stop")
 		return
 	}
-	change := PluginChange{Change: PluginFailed, Plugin: unregistered, Kind: kind.String(), PID: pid, Reason: err.Error()}
+	change := PluginChange{Change: PluginFailed, Plugin: unregistered, Kind: kind.String(), PID: pid, Reason: err.Error(), Output: output}
 	var perr *PluginError
 	if errors.As(err, &perr) {
 		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision

@@ -61,6 +61,10 @@ type PluginChange struct {
 	Reason string    `json:"reason,omitempty"`
 	PID    int       `json:"pid,omitempty"`
 	Time   time.Time `json:"time"`
+	// Output is the last lines a pre-installed plugin's process wrote to
+	// its stdout and stderr (see WithPluginOutput), in PluginFailed and
+	// PluginLeft changes; empty for other kinds of plugin.
+	Output []OutputLine `json:"output,omitempty"`
 }
 
 // changeFeed hands changes to the runtime's callback one at a time, so that
@@ -116,5 +120,7 @@ func (a *Adaptation) reportJoined(p *plugin) {
 // reportLeft reports that p, which had joined, is gone.
 func (a *Adaptation) reportLeft(p *plugin, phase, reason string) {
 	<-p.joinReported
-	a.changes.send(changeOf(PluginLeft, p, phase, reason))
+	change := changeOf(PluginLeft, p, phase, reason)
+	change.Output = p.conn.output()
+	a.changes.send(change)
 }

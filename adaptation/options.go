@@ -54,6 +54,7 @@ type options struct {
 	defaultValidator *validator.DefaultValidator // nil: off
 	wasm             wasmOptions
 	callObserver     func(PluginCall) // nil: plugin calls are not wrapped
+	pluginOutput     PluginOutput
 }
 
 func defaultOptions() options {

@@ -53,6 +53,8 @@ type transport interface {
 	// exitStatus says how a launched plugin's process ended, waiting up to
 	// wait for it to end; "" when there is no process or it still runs.
 	exitStatus(wait time.Duration) string
+	// output is the last lines a launched plugin wrote; nil for others.
+	output() []OutputLine
 }
 
 // plugin is one connected plugin. It handles one request at a time.

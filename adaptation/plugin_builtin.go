@@ -50,6 +50,7 @@ func (inProcessConn) close()                          {}
 func (inProcessConn) stop(context.Context) error      { return nil }
 func (inProcessConn) pid() int                        { return 0 }
 func (inProcessConn) exitStatus(time.Duration) string { return "" }
+func (inProcessConn) output() []OutputLine            { return nil }
 
 // inProcess calls an in-process handler as if it were remote: on a copy of
 // the request, bounded by the call's deadline, and with a panic turned into

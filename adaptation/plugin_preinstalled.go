@@ -57,10 +57,18 @@ func (a *Adaptation) startPreinstalled(ctx context.Context) {
 }
 
 func (a *Adaptation) launch(ctx context.Context, c launch.Candidate) {
-	proc, err := launch.Start(c)
+	proc, err := a.startProcess(c)
 	if err != nil {
 		a.joinFailed(ctx, kindPreinstalled, 0, &PluginError{Plugin: c.ID(), Op: phaseStart, Err: err})
 		return
 	}
-	a.joinFailed(ctx, kindPreinstalled, proc.Pid(), a.connectSocket(ctx, proc.Conn(), &c, proc, nil))
+	a.processJoinFailed(ctx, proc, a.connectSocket(ctx, proc.Conn(), &c, proc, nil))
+}
+
+// processJoinFailed is joinFailed for a launched plugin, with the last lines
+// it wrote.
+func (a *Adaptation) processJoinFailed(ctx context.Context, proc *launch.Process, err error) {
+	if err != nil {
+		a.reportJoinFailure(ctx, kindPreinstalled, proc.Pid(), err, outputOf(proc, exitGrace))
+	}
 }

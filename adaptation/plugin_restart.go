@@ -54,14 +54,14 @@ func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
 		a.opts.metrics.PluginCount(a.registry.len())
 		a.shutdownAll(ctx, []*plugin{p}, ReasonRestarted)
 	}
-	proc, err := launch.Start(cand)
+	proc, err := a.startProcess(cand)
 	if err != nil {
 		err = &PluginError{Plugin: id, Op: phaseStart, Err: err}
 		a.joinFailed(runCtx, kindPreinstalled, 0, err)
 		return err
 	}
 	err = a.connectSocket(runCtx, proc.Conn(), &cand, proc, nil)
-	a.joinFailed(runCtx, kindPreinstalled, proc.Pid(), err)
+	a.processJoinFailed(runCtx, proc, err)
 	return err
 }
 

@@ -108,7 +108,7 @@ func (a *Adaptation) join(ctx context.Context, p *plugin) error {
 	a.opts.metrics.PluginCount(a.registry.len())
 	// Logged before the joined report, so an operator reading the log and a
 	// PluginChanges consumer see the plugin arrive in the same order.
-	p.log.WithField("kind", p.kind.String()).WithField("events", p.events.String()).Info("nrikit: plugin connected")
+	p.log.WithField("kind", p.kind.String()).WithField("events", subscription(p.events)).Info("nrikit: plugin connected")
 	a.reportJoined(p)
 	if old != nil {
 		a.wg.Add(1)
@@ -150,4 +150,13 @@ func (a *Adaptation) sendSnapshot(ctx context.Context, p *plugin, pods []*api.Po
 		}
 	}
 	return nil, nil
+}
+
+// subscription lists a subscription for the log as the API spells its events
+// (CreateContainer), or "all".
+func subscription(m api.EventMask) string {
+	if m&api.ValidEvents == api.ValidEvents {
+		return "all"
+	}
+	return m.PrettyString()
 }

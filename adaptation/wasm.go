@@ -110,3 +110,4 @@ func (c *wasmConn) panicOf() *panics.Error {
 }
 
 func (c *wasmConn) exitStatus(time.Duration) string { return c.guest.Status() }
+func (c *wasmConn) output() []OutputLine            { return nil }

@@ -28,7 +28,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	defer cleanup()
 	rep.PluginSource = source
 
-	rec, st, changes, deps, tap := newRecorder(), &store{phase: phaseStartUp}, newPluginChanges(), newDeprecationLog(), newWiretap()
+	rec, st, changes, deps, tap := newRecorder(), &store{phase: phaseStartUp}, newPluginChanges(cfg.verbose), newDeprecationLog(), newWiretap()
 	w := newConformanceWorkload()
 	w.preexisting(st)
 	liveAtStart := st.liveIDs()

@@ -10,16 +10,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
+	"github.com/nrikit/nrikit"
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
 
 const (
 	runtimeName    = "nritest"
-	runtimeVersion = "0.1.0"
+	runtimeVersion = nrikit.Version
 	// stopGrace bounds Stop: Shutdown to every plugin, then SIGTERM/SIGKILL.
 	stopGrace = 10 * time.Second
 )
@@ -61,6 +63,7 @@ type config struct {
 	meta           workloadMeta
 	json           bool
 	verbose        bool
+	version        bool
 	conformance    bool
 }
 
@@ -131,6 +134,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&c.conformance, "conformance", false, "run the conformance script and check each plugin against the lifecycle contract (see above)")
 	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr as they come (default: its warnings, less deprecations, after the report)")
+	fs.BoolVar(&c.version, "version", false, "print nritest's version (nrikit's) and the NRI version it announces, and exit")
 	fs.Usage = func() {} // the flag package's error line is enough
 	err := fs.Parse(args)
 	if err == nil {
@@ -223,6 +227,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case err != nil:
 		return exitUsage
+	case cfg.version:
+		fmt.Fprintf(stdout, "nritest %s (NRI %s, %s)\n", nrikit.Version, adaptation.Version, runtime.Version())
+		return exitOK
 	}
 	var quiet []string
 	if cfg.conformance {

@@ -19,7 +19,15 @@ type PluginChangeReport struct {
 	Phase    string `json:"phase,omitempty"` // what it was doing: register, configure, an event...
 	Reason   string `json:"reason,omitempty"`
 	PID      int    `json:"pid,omitempty"`
+	// Output is the last lines a pre-installed plugin's process wrote:
+	// outputShown of them for a plugin that failed or was dropped, all
+	// that nrikit kept of every plugin listed with -v.
+	Output []adaptation.OutputLine `json:"output,omitempty"`
 }
+
+// outputShown is how many of a plugin's last output lines a report shows
+// without -v.
+const outputShown = 20
 
 // pluginChanges keeps what nrikit reports through WithPluginChanges, less
 // the ordinary: the joins before the lifecycle starts and the final Stop.
@@ -27,6 +35,9 @@ type pluginChanges struct {
 	mu      sync.Mutex
 	running bool // the lifecycle has started
 	list    []PluginChangeReport
+	// allOutput keeps all the output lines nrikit kept (-v), not only the
+	// last outputShown.
+	allOutput bool
 	// progress, while set, gets a line per change (progress.go).
 	progress        io.Writer
 	announced       func(kind string) bool
@@ -35,8 +46,10 @@ type pluginChanges struct {
 	changed         chan struct{} // closed at each change announced
 }
 
-func newPluginChanges() *pluginChanges {
-	return &pluginChanges{changed: make(chan struct{}), joinsAnnounced: map[string]bool{}}
+// newPluginChanges collects the changes of one run; allOutput (-v) keeps
+// every output line nrikit kept for a plugin, not only the last outputShown.
+func newPluginChanges(allOutput bool) *pluginChanges {
+	return &pluginChanges{allOutput: allOutput, changed: make(chan struct{}), joinsAnnounced: map[string]bool{}}
 }
 
 func (c *pluginChanges) add(ch adaptation.PluginChange) {
@@ -48,9 +61,28 @@ func (c *pluginChanges) add(ch adaptation.PluginChange) {
 	if ordinary {
 		return
 	}
+	output := ch.Output
+	if !c.allOutput {
+		output = shownOutput(ch)
+	}
 	c.list = append(c.list, PluginChangeReport{
 		Plugin: ch.Plugin, Kind: ch.Kind, Revision: ch.Revision, Change: string(ch.Change), Phase: ch.Phase, Reason: ch.Reason, PID: ch.PID,
+		Output: output,
 	})
+}
+
+// shownOutput is the output a report shows without -v: the last
+// outputShown lines of a plugin that failed or was dropped, none of one
+// that left in order (replaced, restarted).
+func shownOutput(ch adaptation.PluginChange) []adaptation.OutputLine {
+	switch {
+	case ch.Change == adaptation.PluginLeft && (ch.Reason == adaptation.ReasonReplaced || ch.Reason == adaptation.ReasonRestarted):
+		return nil
+	case len(ch.Output) > outputShown:
+		return ch.Output[len(ch.Output)-outputShown:]
+	default:
+		return ch.Output
+	}
 }
 
 // lifecycleStarts marks the end of start-up: later joins are worth a line.
@@ -114,6 +146,31 @@ func (r *Report) textPluginChanges(w io.Writer) {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", c.Plugin, c.Kind, orDash(c.Revision), pid, c.Change, c.Phase, c.Reason, limitHint(c.Phase, c.Reason))
 	}
 	fmt.Fprintln(w)
+	r.textPluginOutput(w)
+}
+
+// textPluginOutput shows, under the table, what the listed plugins wrote
+// to stdout and stderr before they failed or left: a crash's panic and
+// stack, the plugin's own log lines.
+func (r *Report) textPluginOutput(w io.Writer) {
+	for _, c := range r.PluginChanges {
+		if len(c.Output) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "OUTPUT of %s (%s%s), its last %d lines:\n", c.Plugin, c.Change, orEmpty(" during ", c.Phase), len(c.Output))
+		for _, l := range c.Output {
+			fmt.Fprintf(w, "  %s| %s\n", l.Stream, l.Text)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// orEmpty is prefix+s, or "" when s is empty.
+func orEmpty(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
 }
 
 // orDash is s, or "-" for an empty table cell.

@@ -30,7 +30,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	defer cleanup()
 	rep.PluginSource = source
 
-	rec, st, changes, deps := newRecorder(), &store{phase: phaseStartUp}, newPluginChanges(), newDeprecationLog()
+	rec, st, changes, deps := newRecorder(), &store{phase: phaseStartUp}, newPluginChanges(cfg.verbose), newDeprecationLog()
 	var own *ownersPlugin
 	if cfg.owners {
 		own = newOwnersPlugin()

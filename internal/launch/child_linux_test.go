@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -17,6 +19,17 @@ const (
 	modeTerm       = "term"       // say "ready", exit 0 on SIGTERM, ignore EOF
 	modeIgnoreTerm = "ignoreterm" // say "ready", ignore SIGTERM and EOF: only SIGKILL ends it
 	modeExit       = "exit"       // exit 7 at once
+	modePrint      = "print"      // print printedLines and an over-long line, exit 7
+	modeFlood      = "flood"      // write floodBytes to stdout and stderr, say "done", wait for EOF
+)
+
+// What modePrint writes: printedLines on stdout and stderr alternately, then
+// a line of longLineBytes, then "last" without a newline.
+var printedLines = []string{"out one", "err one", "out two", "err two"}
+
+const (
+	longLineBytes = 10 * MaxLineBytes
+	floodBytes    = 16 << 20
 )
 
 const childExitCode = 7
@@ -86,6 +99,16 @@ func runChild(mode string) int {
 		return 104
 	case modeExit:
 		return childExitCode
+	case modePrint:
+		for i, l := range printedLines {
+			w := []*os.File{os.Stdout, os.Stderr}[i%2]
+			fmt.Fprintln(w, l)
+		}
+		os.Stderr.WriteString(strings.Repeat("x", longLineBytes) + "\n")
+		os.Stderr.WriteString("last")
+		return childExitCode
+	case modeFlood:
+		return flood(sock)
 	default:
 		return 105
 	}
@@ -111,4 +134,29 @@ func openFDsAbove(n int) []int {
 func closeOnExec(fd int) bool {
 	flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
 	return errno == 0 && flags&syscall.FD_CLOEXEC != 0
+}
+
+// flood writes floodBytes to each of stderr and stdout: on stderr many
+// short lines, on stdout one line with no newline at all, then "done" to the
+// socket; it exits at EOF on the socket. It cannot finish unless its pipes
+// are drained.
+func flood(sock *os.File) int {
+	chunk := []byte(strings.Repeat("y", 64<<10))
+	lines := []byte(strings.Repeat("a short line\n", 64<<10/13))
+	for written := 0; written < floodBytes; written += len(lines) {
+		if _, err := os.Stderr.Write(lines); err != nil {
+			return 107
+		}
+	}
+	for written := 0; written < floodBytes; written += len(chunk) {
+		if _, err := os.Stdout.Write(chunk); err != nil {
+			return 106
+		}
+	}
+	os.Stderr.WriteString("flood over\n")
+	if _, err := sock.WriteString("done\n"); err != nil {
+		return 108
+	}
+	_, _ = io.Copy(io.Discard, sock)
+	return 0
 }

@@ -113,7 +113,7 @@ func TestProcessGroup(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			writeFile(t, dir, "10-wrapper", "#!/bin/sh\n"+tc.script, 0o755)
-			p, _ := startOnly(t, dir)
+			p, _ := startOnly(t, dir, nil)
 			child := readPid(t, p)
 
 			if tc.exitsFirst {
@@ -256,7 +256,7 @@ func TestStopZombieInGroup(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "10-sleep", "#!/bin/sh\nexec sleep 1000\n", 0o755)
-	p, _ := startOnly(t, dir)
+	p, _ := startOnly(t, dir, nil)
 
 	zombie := exec.Command("sleep", "1000")
 	zombie.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: p.Pid()}

@@ -22,8 +22,10 @@ import (
 // children) do not outlive it.
 //
 // One goroutine, started by Start, owns reaping: it waits for the process
-// and then closes Exited. It ends when the process exits, and Stop and Kill
-// guarantee that the process exits, so nothing outlives them.
+// and then closes Exited. It ends when the process exits (with captured
+// output, once that is read, OutputGrace at most later), and Stop and Kill
+// guarantee that the process exits and wait for that, so nothing outlives
+// them.
 type Process struct {
 	id   string
 	cmd  *exec.Cmd
@@ -40,7 +42,15 @@ type Process struct {
 
 	exited  chan struct{}
 	exitErr error // written once before exited is closed
+
+	output  *Output       // nil: stdout and stderr are the null device
+	drained chan struct{} // closed when reap has ended, output read or abandoned
 }
+
+// OutputGrace is how long the output of an exited plugin is still read
+// before it is abandoned: a crashed plugin's last lines are in the pipe when
+// it exits, but a process it started may keep the pipe open for ever.
+const OutputGrace = 500 * time.Millisecond
 
 // startHint explains the one start error that misleads: a script whose
 // interpreter (its #! line) is missing fails as if the script itself were.
@@ -59,7 +69,11 @@ func startHint(path string, err error) string {
 // the plugin path, stdio is the null device and the working directory is the
 // runtime's, as with the reference runtime, so existing plugins behave the
 // same. The plugin leads a new process group (see Process).
-func Start(c Candidate) (*Process, error) {
+func Start(c Candidate) (*Process, error) { return StartCapturing(c, nil) }
+
+// StartCapturing is Start with the plugin's stdout and stderr read by out
+// (from NewOutput) instead of going to the null device; nil is Start.
+func StartCapturing(c Candidate, out *Output) (*Process, error) {
 	id := c.ID()
 	local, peer, err := socketpair("nri-" + id)
 	if err != nil {
@@ -77,6 +91,13 @@ func Start(c Candidate) (*Process, error) {
 		return nil, fmt.Errorf("nrikit: start plugin %s: socket: %w", id, err)
 	}
 
+	var stdout, stderr *os.File // nil: the null device
+	if out != nil {
+		if stdout, stderr, err = out.pipes(); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("nrikit: start plugin %s: output: %w", id, err)
+		}
+	}
 	cmd := &exec.Cmd{
 		Path: c.Path,
 		Args: []string{c.Path},
@@ -86,17 +107,31 @@ func Start(c Candidate) (*Process, error) {
 			"NRI_PLUGIN_IDX=" + c.Index,
 			"NRI_PLUGIN_SOCKET=3",
 		},
-		// nil Stdin/Stdout/Stderr means the null device, and no copying
-		// goroutines that Wait would have to drain.
+		// nil Stdin/Stdout/Stderr means the null device. Files, not
+		// writers: Wait then has no copying goroutines to wait for.
+		Stdout:      stdout,
+		Stderr:      stderr,
 		ExtraFiles:  []*os.File{peer}, // ExtraFiles[0] becomes fd 3
 		SysProcAttr: groupAttr(),
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if out != nil {
+		// The child has its copies; ours would keep the pipes from ending.
+		stdout.Close()
+		stderr.Close()
+	}
+	if err != nil {
 		conn.Close()
+		if out != nil {
+			out.discard()
+		}
 		return nil, fmt.Errorf("nrikit: start plugin %s: %w%s", id, err, startHint(c.Path, err))
 	}
+	if out != nil {
+		out.start()
+	}
 
-	p := &Process{id: id, cmd: cmd, conn: conn, pgid: cmd.Process.Pid, exited: make(chan struct{})}
+	p := &Process{id: id, cmd: cmd, conn: conn, pgid: cmd.Process.Pid, exited: make(chan struct{}), output: out, drained: make(chan struct{})}
 	go p.reap()
 	return p, nil
 }
@@ -111,7 +146,34 @@ func (p *Process) reap() {
 		p.groupGone.Store(true)
 	}
 	close(p.exited)
+	p.finishOutput()
+	close(p.drained)
 }
+
+// finishOutput lets the output of the exited plugin be read to its end, for
+// OutputGrace at most.
+func (p *Process) finishOutput() {
+	if p.output == nil {
+		return
+	}
+	t := time.NewTimer(OutputGrace)
+	defer t.Stop()
+	select {
+	case <-p.output.Done():
+	case <-t.C:
+		p.output.abandon()
+		<-p.output.Done()
+	}
+}
+
+// Output returns what reads the plugin's stdout and stderr, or nil if they
+// go to the null device.
+func (p *Process) Output() *Output { return p.output }
+
+// Drained is closed once the plugin has exited and its output has been read
+// to its end or abandoned (OutputGrace after the exit): from then on the
+// Process runs no goroutine.
+func (p *Process) Drained() <-chan struct{} { return p.drained }
 
 // Conn returns the runtime end of the socketpair, to be used as the mux
 // trunk. Stop and Kill close it.
@@ -136,8 +198,8 @@ func (p *Process) ExitErr() error {
 }
 
 // Stop closes the connection, sends SIGTERM to the plugin's process group
-// and waits until the plugin has exited and no other process of its group is
-// running. If ctx is done first, the group is killed with SIGKILL, the
+// and waits until the plugin has exited, no other process of its group is
+// running and its output is read (see Drained). If ctx is done first, the group is killed with SIGKILL, the
 // plugin is reaped, and Stop returns an error wrapping ctx.Err(). Closing the
 // connection first gives plugins two chances to exit on their own: EOF on
 // fd 3 (the reference stub exits on it) and SIGTERM.
@@ -167,6 +229,7 @@ func (p *Process) Stop(ctx context.Context) error {
 	}
 	exited, gone := p.waitGone(ctx)
 	if gone {
+		<-p.drained // OutputGrace at most after the exit
 		return nil
 	}
 	if err := p.Kill(); err != nil {
@@ -228,7 +291,7 @@ func (p *Process) Kill() error {
 	if err := p.signal(syscall.SIGKILL); err != nil {
 		return fmt.Errorf("nrikit: kill plugin %s: %w", p.id, err)
 	}
-	<-p.exited
+	<-p.drained
 	if gerr != nil {
 		return fmt.Errorf("nrikit: kill plugin %s: process group: %w", p.id, gerr)
 	}

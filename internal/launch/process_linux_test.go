@@ -33,24 +33,24 @@ func startChild(t *testing.T, mode string) (*Process, Candidate) {
 	}
 	dir := t.TempDir()
 	symlink(t, exe, filepath.Join(dir, "10-"+mode))
-	return startOnly(t, dir)
+	return startOnly(t, dir, nil)
 }
 
 // startOnly discovers the one plugin in dir and starts it. The process is
 // killed when the test ends.
-func startOnly(t *testing.T, dir string) (*Process, Candidate) {
+func startOnly(t *testing.T, dir string, out *Output) (*Process, Candidate) {
 	t.Helper()
 	found, skipped, err := Discover(dir, "")
 	if err != nil || len(found) != 1 || len(skipped) != 0 {
 		t.Fatalf("Discover: found %v, skipped %v, %v", found, skipped, err)
 	}
-	p, err := Start(found[0])
+	p, err := StartCapturing(found[0], out)
 	// A test that has just written its plugin file races with forks in
 	// parallel tests: until such a child execs, it holds the file open
 	// for writing, and exec fails with ETXTBSY (go.dev/issue/22315).
 	// Installed plugins are not being written as the runtime starts them.
 	for deadline := time.Now().Add(waitLimit); errors.Is(err, syscall.ETXTBSY) && time.Now().Before(deadline); {
-		p, err = Start(found[0])
+		p, err = StartCapturing(found[0], out)
 	}
 	if err != nil {
 		t.Fatalf("Start: %v", err)

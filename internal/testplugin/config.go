@@ -73,6 +73,12 @@ type Config struct {
 	// loop, one call at a time, once synchronized (see UpdateLoop).
 	UpdateLoop *UpdateLoop `json:"update_loop,omitempty"`
 
+	// OutputFlood makes the process write this many bytes to stderr in
+	// short lines, and then one line of a MiB without a newline to
+	// stdout, before it connects: it cannot register before its output
+	// was read.
+	OutputFlood int `json:"output_flood,omitempty"`
+
 	// Delay is a latency added to every event call (not to Configure,
 	// Synchronize or Shutdown) that has no Behaviour.Delay of its own, as a
 	// Go duration ("150ms").
@@ -97,6 +103,11 @@ type Behaviour struct {
 	// Exit ends the process with this code inside the call. Only for plugin
 	// processes: in-process it would end the test binary.
 	Exit int `json:"exit,omitempty"`
+	// Panic makes the call panic with this message after writing a line
+	// to stderr and to stdout, so the process dies as a crashing Go
+	// plugin does: exit status 2, the panic and its stack on stderr. Only
+	// for plugin processes, like Exit.
+	Panic string `json:"panic,omitempty"`
 	// Delay is a latency for this call, as a Go duration.
 	Delay string `json:"delay,omitempty"`
 }

@@ -133,6 +133,11 @@ func (h *Handler) serve(ctx context.Context, key string, rec Record, delay time.
 	if b.Exit != 0 {
 		os.Exit(b.Exit)
 	}
+	if b.Panic != "" {
+		fmt.Fprintf(os.Stdout, "%s-%s: about to panic in %s\n", h.cfg.Index, h.cfg.Name, key)
+		fmt.Fprintf(os.Stderr, "%s-%s: giving up in %s\n", h.cfg.Index, h.cfg.Name, key)
+		panic(b.Panic)
+	}
 	if b.Hang {
 		// A nil Done channel (no deadline, no cancel) blocks forever, as a
 		// stuck plugin would; Close still ends it so tests do not leak.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -62,6 +63,9 @@ func Main(args []string) int {
 	if idx := os.Getenv(EnvPluginIdx); idx != "" {
 		cfg.Index = idx
 	}
+	if err := floodOutput(cfg.OutputFlood); err != nil {
+		return 2
+	}
 	trunk, err := connect(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -103,4 +107,26 @@ func connect(cfg Config) (net.Conn, error) {
 		return nil, fmt.Errorf("nrikit: testplugin: %w", err)
 	}
 	return conn, nil
+}
+
+// FloodLastLine is the last line OutputFlood writes to stderr.
+const FloodLastLine = "output flood over"
+
+// floodOutput writes n bytes of short lines to stderr, then a MiB without a
+// newline to stdout (see Config.OutputFlood).
+func floodOutput(n int) error {
+	if n <= 0 {
+		return nil
+	}
+	lines := []byte(strings.Repeat("flooding the runtime with output\n", 1024))
+	for written := 0; written < n; written += len(lines) {
+		if _, err := os.Stderr.Write(lines); err != nil {
+			return err
+		}
+	}
+	if _, err := fmt.Fprintln(os.Stderr, FloodLastLine); err != nil {
+		return err
+	}
+	_, err := os.Stdout.WriteString(strings.Repeat("z", 1<<20))
+	return err
 }
