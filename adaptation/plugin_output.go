@@ -1,3 +1,5 @@
+// Capturing a launched plugin's stdout and stderr (PluginOutput).
+
 package adaptation
 
 import (
