@@ -21,35 +21,18 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 		RunSettings:   newRunSettings(cfg),
 		Own:           failerID + ": " + failerAbout,
 	}
-	pluginDir, source, cleanup, err := pluginSource(cfg)
-	if err != nil {
-		return rep.notStarted(err)
-	}
-	defer cleanup()
-	rep.PluginSource = source
-
-	rec, st, changes, deps, tap := newRecorder(), &store{phase: phaseStartUp}, newPluginChanges(cfg.verbose), newDeprecationLog(), newWiretap()
+	st, tap := &store{phase: phaseStartUp}, newWiretap()
 	w := newConformanceWorkload()
 	w.preexisting(st)
 	liveAtStart := st.liveIDs()
-	opts := append(options(cfg, pluginDir, log, rec, nil),
-		adaptation.WithBuiltinPlugins(failerPlugin{}.builtin()),
-		adaptation.WithPluginChanges(changes.add), adaptation.WithDeprecationRecorder(deps),
-		adaptation.WithPluginCallObserver(tap.observe))
-	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, opts...)
+	sess, err := startSession(ctx, cfg, log, stderr, st, nil,
+		adaptation.WithBuiltinPlugins(failerPlugin{}.builtin()), adaptation.WithPluginCallObserver(tap.observe))
+	defer sess.cleanup()
+	rep.PluginSource = sess.source
 	if err != nil {
 		return rep.notStarted(err)
 	}
-	if err := startPlugins(ctx, a, cfg, changes, stderr); err != nil {
-		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err))
-	}
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			stopRuntime(a, log)
-		}
-	}
+	a, rec, changes, deps, stop := sess.a, sess.rec, sess.changes, sess.deps, sess.stop
 	defer stop()
 
 	run := &contractRun{liveAtStart: liveAtStart, objCase: objectCases(), podOf: map[string]string{}}

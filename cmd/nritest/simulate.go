@@ -23,33 +23,18 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 		SchemaVersion: schemaVersion,
 		RunSettings:   newRunSettings(cfg),
 	}
-	pluginDir, source, cleanup, err := pluginSource(cfg)
-	if err != nil {
-		return rep.notStarted(err)
-	}
-	defer cleanup()
-	rep.PluginSource = source
-
-	rec, st, changes, deps := newRecorder(), &store{phase: phaseStartUp}, newPluginChanges(cfg.verbose), newDeprecationLog()
+	st := &store{phase: phaseStartUp}
 	var own *ownersPlugin
 	if cfg.owners {
 		own = newOwnersPlugin()
 	}
-	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, append(options(cfg, pluginDir, log, rec, own),
-		adaptation.WithPluginChanges(changes.add), adaptation.WithDeprecationRecorder(deps))...)
+	sess, err := startSession(ctx, cfg, log, stderr, st, own)
+	defer sess.cleanup()
+	rep.PluginSource = sess.source
 	if err != nil {
 		return rep.notStarted(err)
 	}
-	if err := startPlugins(ctx, a, cfg, changes, stderr); err != nil {
-		return rep.notStarted(fmt.Errorf("starting the runtime: %w", err))
-	}
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			stopRuntime(a, log)
-		}
-	}
+	a, rec, changes, deps, stop := sess.a, sess.rec, sess.changes, sess.deps, sess.stop
 	defer stop()
 	d := newDriver(a, st, cfg.meta)
 	d.owners = own
