@@ -154,3 +154,25 @@
 // [Adaptation.Stop], [BuiltinPlugin], [Config] and [PluginError] show each on
 // its own.
 package adaptation
+
+// Maintainer's map (godoc does not show a comment after the package clause;
+// docs/internals.md has the full list). Each file begins with a line saying
+// what it holds; its name says its family:
+//
+//	adaptation.go, events.go, options.go,  the public API
+//	config.go, errors.go
+//	adaptation_*   Start's and Stop's steps
+//	join_*         a connection until its plugin has joined
+//	sync_*         the snapshot and catch-up
+//	event_*        relaying one runtime event (event_policy.go: the tables)
+//	call_*         one call to one plugin
+//	conn_*         a plugin's connection and the runtime service it calls
+//	plugin*        plugins and their kinds
+//	lifecycle*     the per-object records of the lifecycle contract
+//	compat_*       the reference's shapes and aliases
+//	obs_*          logs, metrics, observers
+//	validate*      validators
+//	wasm*          WASM plugins
+//
+// The pieces that use nothing else here are internal packages:
+// internal/accept, internal/ratelog, internal/syncx.
