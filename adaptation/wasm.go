@@ -22,7 +22,7 @@ import (
 // then compiled once, the others taking its code from the shared cache.
 func (a *Adaptation) loadWASM(ctx context.Context, modules []launch.Candidate) {
 	cache := a.newWASMCache()
-	defer cache.release()
+	defer cache.Release()
 	var wg sync.WaitGroup
 	for _, c := range modules {
 		p, err := a.loadGuest(ctx, c, cache)
@@ -39,26 +39,38 @@ func (a *Adaptation) loadWASM(ctx context.Context, modules []launch.Candidate) {
 	wg.Wait()
 }
 
-func (a *Adaptation) loadGuest(ctx context.Context, c launch.Candidate, cache *wasmCache) (*plugin, error) {
+// newWASMCache returns a compilation cache with one reference, the
+// caller's. A cache directory that cannot be used is logged and the cache
+// kept in memory.
+func (a *Adaptation) newWASMCache() *wasmhost.SharedCache {
+	dir := a.opts.wasm.cacheDir
+	c, err := wasmhost.NewSharedCache(dir)
+	if err != nil {
+		a.log.WithField("dir", dir).WithError(err).Warn("nrikit: WASM compilation cache directory unusable; compiling in memory")
+	}
+	return c
+}
+
+func (a *Adaptation) loadGuest(ctx context.Context, c launch.Candidate, cache *wasmhost.SharedCache) (*plugin, error) {
 	log := a.log.WithField("plugin", c.ID())
 	cfg := wasmhost.Config{
 		ID:          c.ID(),
 		Path:        c.Path,
 		MemoryLimit: a.opts.wasm.memoryLimit,
-		Cache:       cache.cache,
+		Cache:       cache.Compiled(),
 		InitTimeout: a.opts.registration,
 		Log:         func(level wasmhost.Level, msg string) { log.Log(logrusLevel(level), msg) },
 		Output:      func(line string) { log.WithField("output", true).Info(line) },
 	}
-	cache.acquire()
+	cache.Acquire()
 	start := time.Now()
 	g, err := wasmhost.Load(ctx, cfg)
 	if err != nil {
-		cache.release()
+		cache.Release()
 		return nil, err
 	}
 	log.WithField("took", time.Since(start).Round(time.Millisecond)).Debug("nrikit: WASM plugin loaded")
-	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.release)}
+	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.Release)}
 	p := a.newPlugin(c.Index, c.Name, kindWASM, wasmService{g}, conn)
 	p.config = c.Config
 	return p, nil

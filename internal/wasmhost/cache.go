@@ -2,7 +2,7 @@
 
 // The shared compilation cache of the WASM plugins loaded together.
 
-package adaptation
+package wasmhost
 
 import (
 	"context"
@@ -11,38 +11,45 @@ import (
 	"github.com/tetratelabs/wazero"
 )
 
-// wasmCache is the compilation cache of the WASM plugins loaded together. It
-// is closed when the last of them is closed: its engine holds their code.
-type wasmCache struct {
+// SharedCache is the compilation cache of the WASM plugins loaded together.
+// It is closed when the last of them is closed: its engine holds their code.
+type SharedCache struct {
 	cache wazero.CompilationCache
 	mu    sync.Mutex
 	refs  int
 }
 
-// newWASMCache returns a cache with one reference, the caller's. With a
-// cache directory the code also goes to disk for the next start; a directory
-// that cannot be used is logged and the cache kept in memory.
-func (a *Adaptation) newWASMCache() *wasmCache {
-	c := &wasmCache{refs: 1}
-	if dir := a.opts.wasm.cacheDir; dir != "" {
+// NewSharedCache returns a cache with one reference, the caller's. With a
+// cache directory the code also goes to disk for the next start; with a
+// directory that cannot be used it returns a cache in memory and the error,
+// for the caller to log.
+func NewSharedCache(dir string) (*SharedCache, error) {
+	c := &SharedCache{refs: 1}
+	if dir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err == nil {
 			c.cache = cache
-			return c
+			return c, nil
 		}
-		a.log.WithField("dir", dir).WithError(err).Warn("nrikit: WASM compilation cache directory unusable; compiling in memory")
+		c.cache = wazero.NewCompilationCache()
+		return c, err
 	}
 	c.cache = wazero.NewCompilationCache()
-	return c
+	return c, nil
 }
 
-func (c *wasmCache) acquire() {
+// Compiled is the cache to pass in Config.Cache.
+func (c *SharedCache) Compiled() wazero.CompilationCache { return c.cache }
+
+// Acquire takes a reference, for one more plugin.
+func (c *SharedCache) Acquire() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.refs++
 }
 
-func (c *wasmCache) release() {
+// Release gives a reference back; the last one closes the cache.
+func (c *SharedCache) Release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.refs--; c.refs == 0 {
