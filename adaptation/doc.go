@@ -175,4 +175,5 @@ package adaptation
 //	wasm*          WASM plugins
 //
 // The pieces that use nothing else here are internal packages:
-// internal/accept, internal/ratelog, internal/syncx.
+// internal/accept, internal/ratelog, internal/syncx, and internal/wasmhost's
+// SharedCache.

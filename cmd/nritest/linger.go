@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // linger keeps the pod and containers running for d before the teardown,
@@ -15,12 +17,5 @@ func linger(ctx context.Context, d time.Duration, stderr io.Writer) (full bool) 
 		return true
 	}
 	fmt.Fprintf(stderr, "nritest: lingering for %s while the containers run (Ctrl-C ends it)\n", d)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return syncx.Sleep(ctx, d)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/mux"
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 const (
@@ -157,7 +158,7 @@ func (p *Plugin) register(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, ttrpc.ErrClosed) || isDone(p.mux.Done()) {
+	if errors.Is(err, ttrpc.ErrClosed) || syncx.Closed(p.mux.Done()) {
 		err = fmt.Errorf("%w: %w", ErrDisconnected, err)
 	}
 	return fmt.Errorf("nrikit: testplugin %s: register: %w", api.PluginID(cfg.Index, cfg.Name), err)
@@ -221,13 +222,4 @@ func (p *Plugin) Close() error {
 		p.h.Close()
 	})
 	return nil
-}
-
-func isDone(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }

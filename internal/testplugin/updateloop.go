@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // RecordUpdateContainers is Record.Event for one UpdateContainers call of an
@@ -62,7 +64,7 @@ func (p *Plugin) updateLoop(ctx context.Context, u *UpdateLoop) {
 			return
 		}
 		failed, err := p.UpdateContainers(ctx, containerUpdates([]Update{u.update(i, id)}))
-		if err != nil && (isDone(p.mux.Done()) || ctx.Err() != nil) {
+		if err != nil && (syncx.Closed(p.mux.Done()) || ctx.Err() != nil) {
 			return // the connection's end, not the runtime's answer
 		}
 		if p.h.log.write(p.h.updateRecord(id, failed != nil, err)) != nil {
