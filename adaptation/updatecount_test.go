@@ -42,7 +42,8 @@ func TestUnsolicitedUpdatesAreCounted(t *testing.T) {
 	p := dialRaw(t, e.socket)
 	p.register(1, "20", "raw", api.MaskOf(api.Event_RUN_POD_SANDBOX))
 
-	for stream, n := range map[uint32]int{3: adaptation.MaxUnsolicitedUpdates + 1, 5: 200000} {
+	for i, n := range []int{adaptation.MaxUnsolicitedUpdates + 1, 200000} {
+		stream := uint32(3 + 2*i) // odd and increasing, as ttrpc wants
 		p.send(p.runtime, ttrpcMessage(stream, 1, 0, call(runtimeService, "UpdateContainers",
 			&api.UpdateContainersRequest{Update: minimalUpdates(n)})))
 		st := p.response(stream).GetStatus()
