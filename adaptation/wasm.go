@@ -39,14 +39,16 @@ func (a *Adaptation) loadWASM(ctx context.Context, modules []launch.Candidate) {
 
 func (a *Adaptation) loadGuest(ctx context.Context, c launch.Candidate, cache *wasmCache) (*plugin, error) {
 	log := a.log.WithField("plugin", c.ID())
+	glog := newGuestLog(log)
+	output := log.WithField("output", true)
 	cfg := wasmhost.Config{
 		ID:          c.ID(),
 		Path:        c.Path,
 		MemoryLimit: a.opts.wasm.memoryLimit,
 		Cache:       cache.cache,
 		InitTimeout: a.opts.registration,
-		Log:         func(level wasmhost.Level, msg string) { log.Log(logrusLevel(level), msg) },
-		Output:      func(line string) { log.WithField("output", true).Info(line) },
+		Log:         func(level wasmhost.Level, msg string) { glog.line(log, logrusLevel(level), msg) },
+		Output:      func(line string) { glog.line(output, logrus.InfoLevel, line) },
 	}
 	cache.acquire()
 	start := time.Now()
@@ -56,7 +58,7 @@ func (a *Adaptation) loadGuest(ctx context.Context, c launch.Candidate, cache *w
 		return nil, err
 	}
 	log.WithField("took", time.Since(start).Round(time.Millisecond)).Debug("nrikit: WASM plugin loaded")
-	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.release)}
+	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.release), log: glog}
 	p := a.newPlugin(c.Index, c.Name, kindWASM, wasmService{g}, conn)
 	p.config = c.Config
 	return p, nil
@@ -81,6 +83,7 @@ func logrusLevel(l wasmhost.Level) logrus.Level {
 type wasmConn struct {
 	guest   *wasmhost.Guest
 	release func() // the compilation cache, once
+	log     *guestLog
 }
 
 func (c *wasmConn) lost() <-chan struct{} { return c.guest.Dead() }
@@ -90,6 +93,7 @@ func (c *wasmConn) lost() <-chan struct{} { return c.guest.Dead() }
 func (c *wasmConn) close() {
 	c.guest.Close()
 	c.release()
+	c.log.flush()
 }
 
 func (c *wasmConn) stop(context.Context) error {
