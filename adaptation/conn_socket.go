@@ -52,7 +52,7 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, runtime *runtimeServic
 	c := &socketConn{trunk: trunk, mux: m, proc: proc}
 	// The runtime's own options come first: one of them may set the one
 	// unchained interceptor ttrpc allows.
-	server, err := ttrpc.NewServer(append(slices.Clip(o.serverOpts), ttrpc.WithChainUnaryServerInterceptor(c.recoverServed, checkCallStrings))...)
+	server, err := ttrpc.NewServer(append(slices.Clip(o.serverOpts), ttrpc.WithChainUnaryServerInterceptor(c.recoverServed, checkCallStrings, boundUpdateCount))...)
 	if err != nil {
 		m.Close()
 		return nil, err

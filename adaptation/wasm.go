@@ -53,14 +53,16 @@ func (a *Adaptation) newWASMCache() *wasmhost.SharedCache {
 
 func (a *Adaptation) loadGuest(ctx context.Context, c launch.Candidate, cache *wasmhost.SharedCache) (*plugin, error) {
 	log := a.log.WithField("plugin", c.ID())
+	glog := newGuestLog(log)
+	output := log.WithField("output", true)
 	cfg := wasmhost.Config{
 		ID:          c.ID(),
 		Path:        c.Path,
 		MemoryLimit: a.opts.wasm.memoryLimit,
 		Cache:       cache.Compiled(),
 		InitTimeout: a.opts.registration,
-		Log:         func(level wasmhost.Level, msg string) { log.Log(logrusLevel(level), msg) },
-		Output:      func(line string) { log.WithField("output", true).Info(line) },
+		Log:         func(level wasmhost.Level, msg string) { glog.line(log, logrusLevel(level), msg) },
+		Output:      func(line string) { glog.line(output, logrus.InfoLevel, line) },
 	}
 	cache.Acquire()
 	start := time.Now()
@@ -70,7 +72,7 @@ func (a *Adaptation) loadGuest(ctx context.Context, c launch.Candidate, cache *w
 		return nil, err
 	}
 	log.WithField("took", time.Since(start).Round(time.Millisecond)).Debug("nrikit: WASM plugin loaded")
-	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.Release)}
+	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.Release), log: glog}
 	p := a.newPlugin(c.Index, c.Name, kindWASM, wasmService{g}, conn)
 	p.config = c.Config
 	return p, nil
@@ -95,6 +97,7 @@ func logrusLevel(l wasmhost.Level) logrus.Level {
 type wasmConn struct {
 	guest   *wasmhost.Guest
 	release func() // the compilation cache, once
+	log     *guestLog
 }
 
 func (c *wasmConn) lost() <-chan struct{} { return c.guest.Dead() }
@@ -104,6 +107,7 @@ func (c *wasmConn) lost() <-chan struct{} { return c.guest.Dead() }
 func (c *wasmConn) close() {
 	c.guest.Close()
 	c.release()
+	c.log.flush()
 }
 
 func (c *wasmConn) stop(context.Context) error {

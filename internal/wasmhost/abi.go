@@ -17,6 +17,12 @@ const APIVersion = 1
 // errorFlag in the size half of a result marks an error string.
 const errorFlag = 1 << 31
 
+// MaxAnswer bounds a guest's answer, as ttrpc bounds a socket plugin's
+// reply: the host copies it out of the guest's memory and decodes it, and
+// decoded, 4 MiB of tiny repeated fields already take about 70 MB; an
+// answer as large as the guest's memory ceiling would take gigabytes.
+const MaxAnswer = 4 << 20
+
 const (
 	i32 = wapi.ValueTypeI32
 	i64 = wapi.ValueTypeI64

@@ -249,6 +249,9 @@ func (g *Guest) call(ctx context.Context, export string, fn wapi.Function, req [
 	}
 	rptr, rsize, isError := splitResult(res[0])
 	var answer []byte
+	if rsize > MaxAnswer {
+		return nil, crash(export, fmt.Errorf("answer of %d bytes is over the limit of %d", rsize, MaxAnswer))
+	}
 	if rsize > 0 {
 		view, ok := mem.Read(rptr, rsize)
 		if !ok {

@@ -123,3 +123,25 @@ func TestPanicInLoadFailsTheLoad(t *testing.T) {
 		t.Error("the failed load left an instance open")
 	}
 }
+
+// A guest's answer over MaxAnswer is not copied out of its memory nor
+// decoded: the call fails as a crash naming the size and the limit, and
+// the guest is ended. One of exactly MaxAnswer is taken.
+func TestAnswerOverTheLimitRefused(t *testing.T) {
+	const pages = MaxAnswer/PageSize + 2
+	for size, want := range map[int64]string{MaxAnswer + 1: fmt.Sprintf("answer of %d bytes is over the limit of %d", MaxAnswer+1, MaxAnswer), MaxAnswer: ""} {
+		code := wasmtest.Module{Memory: true, MinPages: pages, Version: 1, Malloc: 16, Answer: 16<<32 | size}.Bytes()
+		g, err := Load(context.Background(), Config{ID: "10-big", Path: writeModule(t, "big", code)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rsp, err := g.Call(context.Background(), "plugin_configure", []byte("request"))
+		switch {
+		case want == "" && (err != nil || len(rsp) != MaxAnswer):
+			t.Errorf("answer of %d bytes: got %d bytes, %v; want it taken", size, len(rsp), err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || rsp != nil):
+			t.Errorf("answer of %d bytes: got %d bytes, %v; want an error saying %q", size, len(rsp), err, want)
+		}
+		g.Close()
+	}
+}

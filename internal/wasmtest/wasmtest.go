@@ -18,6 +18,9 @@ type Module struct {
 	Version int64
 	// Malloc is the offset malloc answers, whatever the size asked.
 	Malloc int32
+	// Answer is what plugin_configure returns: the answer's offset in the
+	// high 32 bits, its size in the low ones; 0 is an empty reply.
+	Answer int64
 }
 
 // NoMemory is a module with the right exports, right signatures, API
@@ -60,7 +63,7 @@ func (m Module) Bytes() []byte {
 		body(append(append([]byte{opI64}, sleb(m.Version)...), opEnd)),
 		body(append(append([]byte{opI32}, sleb(int64(m.Malloc))...), opEnd)),
 		body([]byte{opEnd}),
-		body([]byte{opI64, 0, opEnd}), // an empty reply
+		body(append(append([]byte{opI64}, sleb(m.Answer)...), opEnd)),
 	))
 	return out
 }

@@ -3,11 +3,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/containerd/nri/pkg/api"
@@ -78,6 +80,21 @@ func act(action, rpc string) error {
 			b := make([]byte, 8<<20)
 			b[0] = 1
 			hoard = append(hoard, b)
+		}
+	case "logflood":
+		// The host's log function, as fast as it answers, with long
+		// messages that are not valid UTF-8 once cut.
+		msg := &api.LogRequest{Msg: strings.Repeat("flood é", 7000), Level: api.LogRequest_LEVEL_ERROR}
+		for {
+			_, _ = host.Log(context.Background(), msg)
+		}
+	case "spew":
+		// stdout and stderr, in lines and in one endless line without a newline.
+		line := []byte(strings.Repeat("spew\xff\r", 512) + "\n")
+		endless := bytes.Repeat([]byte("x\r"), 32<<10)
+		for i := 0; ; i++ {
+			_, _ = os.Stderr.Write(line)
+			_, _ = os.Stdout.Write(endless)
 		}
 	}
 	return nil

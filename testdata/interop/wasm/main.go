@@ -5,8 +5,8 @@
 // compiled with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared and loaded
 // in-process by the runtime. It reports every request it gets through the
 // host's log function, and can be told, in its config text, to fail or to
-// misbehave (trap, panic, exit, loop, sleep, grow its memory) in chosen
-// handlers. See ../README.md.
+// misbehave (trap, panic, exit, loop, sleep, grow its memory, flood the
+// host's log or its output) in chosen handlers. See ../README.md.
 package main
 
 import "github.com/containerd/nri/pkg/api"

@@ -20,7 +20,7 @@ var handlers = []string{
 }
 
 // actions are what a handler can be told to do instead of answering.
-var actions = []string{"fail", "trap", "panic", "exit", "loop", "sleep", "grow"}
+var actions = []string{"fail", "trap", "panic", "exit", "loop", "sleep", "grow", "logflood", "spew"}
 
 // settings is what the plugin is told to do, from its config text: one
 // key=value per line; blank lines and lines starting with '#' are skipped.
