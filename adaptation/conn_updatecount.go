@@ -1,3 +1,5 @@
+// Refusing an UpdateContainers call with more updates than MaxUnsolicitedUpdates, before decoding it.
+
 package adaptation
 
 import (

@@ -1,5 +1,7 @@
 //go:build !nrikit_no_wasm && !nri_no_wasm
 
+// Bounding what a WASM guest logs: lines per second, each line's length, valid UTF-8.
+
 package adaptation
 
 import (
