@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package nrikit holds what belongs to the module as a whole: its version.
 // The code a runtime links is in the adaptation, adaptation/ocispec,
 // adaptation/validator and api packages.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The Adaptation type and its public life cycle: New, Start, Stop, Plugins, Deprecations. Start's
 // and Stop's steps are in adaptation_start.go and adaptation_stop.go; the accept loop in
 // join_accept.go.

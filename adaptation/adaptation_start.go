@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Start's steps: marking the adaptation started, starting built-in and pre-installed plugins,
 // opening the socket.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Stop's steps: shutting every plugin down and waiting, within a grace, for handshakes and UpdateFn
 // calls.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Whose deadline ended a plugin call: the call's own, or the runtime caller's.
 
 package adaptation

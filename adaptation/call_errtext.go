@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Bounding the text of errors whose words come from a plugin.
 
 package adaptation

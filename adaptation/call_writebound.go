@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Bounding the write of a request to a plugin that stops reading its socket.
 
 package adaptation

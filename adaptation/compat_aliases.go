@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The reference's pkg/adaptation type aliases and constants.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Shaping requests as the reference does before plugins see them.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The StateChange fallback for plugins built before the dedicated event RPCs.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Bounding the requests one plugin connection has pending (MaxPendingPluginCalls).
 
 package adaptation

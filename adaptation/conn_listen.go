@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Listening on the plugin socket, and removing only a stale socket left at its path.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Rate-limited reports of a peer's protocol violations.
 
 package adaptation

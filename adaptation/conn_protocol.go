@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Which revision a connection speaks, and dropping a plugin that breaks the protocol.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The protocol revisions v1alpha1 and v1beta1: everything that differs between them.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The Runtime service a plugin calls: RegisterPlugin and UpdateContainers.
 
 package adaptation

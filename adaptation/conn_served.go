@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The Runtime calls served on a plugin connection, for the guard's allow-list.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // A plugin's socket connection: mux, ttrpc client and server, guards, its process.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // WithSocketGroup: the socket's and its directory's modes and group.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The runtime's UpdateFn calls in progress, for Stop to wait for.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Refusing an UpdateContainers call with more updates than MaxUnsolicitedUpdates, before decoding it.
 
 package adaptation

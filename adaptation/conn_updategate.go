@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Handing a plugin's UpdateContainers to the runtime's UpdateFn, a few at a time.
 
 package adaptation

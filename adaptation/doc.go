@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package adaptation is the runtime side of NRI, the Node Resource Interface:
 // the package a container runtime links in so that NRI plugins can watch and
 // adjust its pods and containers. It is shaped like the reference's

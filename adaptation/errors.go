@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The public errors, PluginError, and classifying a plugin's failure.
 
 package adaptation

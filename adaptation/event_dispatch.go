@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The single dispatch path: fan-out of one event to the plugins, the failure policy applied, drops.
 
 package adaptation

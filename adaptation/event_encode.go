@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Reflection-free encoding of requests with the generated vtproto code.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // FailurePolicy: a plugin's fail_request and keep_connected, declared or defaulted.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // An event's request as each plugin gets it, encoded once for all where it can be.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The event policy table (class of every event) and decide, the failure table as code.
 
 package adaptation

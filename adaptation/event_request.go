@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Refusing setup events for pods and containers already removed.
 
 package adaptation

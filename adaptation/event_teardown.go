@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The stops and removals nrikit relays on its own when a pod goes.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Refusing strings that are not valid UTF-8 in requests and replies (ErrInvalidUTF8), naming the
 // field.
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The 13 event methods a runtime calls.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The accept loop: each external connection gets a place (join_admission.go) and its own handshake
 // goroutine.
 

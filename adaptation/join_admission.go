@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The bounds on connections registering at once, and the log limits of their refusals.
 
 package adaptation

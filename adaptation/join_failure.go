@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Reporting and logging a plugin that did not join (PluginFailed).
 
 package adaptation

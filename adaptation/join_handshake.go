@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // A plugin's handshake: register, configure, synchronize, then watch its connection.
 
 package adaptation

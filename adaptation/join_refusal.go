@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Answering a refused connection's RegisterPlugin with why, before closing it.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The lifecycle contract: per-object records that order and deduplicate events per plugin.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Records the listings showed gone, kept in fixed memory for late teardowns.
 
 package adaptation

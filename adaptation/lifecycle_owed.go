@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Pods owed to a plugin: their RunPodSandbox goes before the next event for them.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Reconciling a plugin's snapshot with the events relayed since the listing.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // nrikit's own listings when the records outgrow the last one.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Recently removed IDs, so that late events for them are not relayed.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Applying the runtime's lists to the records: what they leave out is missed, then forgotten.
 
 package adaptation

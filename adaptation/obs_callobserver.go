@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // WithPluginCallObserver: every call to a plugin, as the wire sees it.
 
 package adaptation

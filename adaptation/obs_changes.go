@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // PluginChange: joins, failures and departures, reported to the runtime.
 
 package adaptation

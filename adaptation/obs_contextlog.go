@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Logging with the caller's context: WithContextLogger, WithLoggerFromContext.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The Metrics interface and call outcomes.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Calling the runtime's Metrics so that its panic ends no process.
 
 package adaptation

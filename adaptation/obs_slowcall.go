@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Logging plugin answers that came late but in time.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The plugin type: one connected plugin of any kind, and invoking it.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Built-in plugins (BuiltinPlugin), called in process.
 
 package adaptation

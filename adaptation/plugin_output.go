@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Capturing a launched plugin's stdout and stderr (PluginOutput).
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Containing a panic in code a plugin steers: it ends that plugin, never the runtime.
 
 package adaptation

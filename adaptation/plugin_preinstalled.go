@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Launching pre-installed plugins from the plugin path.
 
 package adaptation

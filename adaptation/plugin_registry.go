@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The ordered, copy-on-write list of active plugins.
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // RestartPlugin: replacing a pre-installed plugin with a new process.
 
 package adaptation

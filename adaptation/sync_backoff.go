@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The back-off of plugins that timed out synchronizing (ErrSyncBackoff).
 
 package adaptation

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // BlockPluginSync: holding off synchronizations while the runtime stores a creation.
 
 package adaptation

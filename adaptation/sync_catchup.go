@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Telling a joining plugin what its snapshot missed, in order.
 
 package adaptation

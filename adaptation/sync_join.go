@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Synchronizing a joining plugin: SyncFn's callback, the snapshot, and joining the dispatch list.
 
 package adaptation

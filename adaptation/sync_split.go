@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Splitting a snapshot too big for one message (v1beta1).
 
 package adaptation

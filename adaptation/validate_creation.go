@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // What CreateContainer keeps while plugins adjust a container, for its validators.
 
 package adaptation

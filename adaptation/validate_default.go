@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // WithDefaultValidator: the reference's default validator, built in.
 
 package adaptation

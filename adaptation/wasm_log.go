@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build !nrikit_no_wasm && !nri_no_wasm
 
 // Bounding what a WASM guest logs: lines per second, each line's length, valid UTF-8.

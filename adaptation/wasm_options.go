@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The WASM options: memory limit and compilation cache directory.
 
 package adaptation

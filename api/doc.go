@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package api is the NRI wire protocol as Go code: the messages
 // (nrikit.proto), the two ttrpc services under their reference names
 // (services.proto), and helpers for events, plugin identities and the data

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package api
 
 // An adjustment removes an entry by naming its key with a leading '-': an

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package api
 
 // Helpers shared by the adjustment and update builders: each returns the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package api
 
 // The ContainerUpdate setters, for plugins asking to change a container's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package ocispec applies what NRI plugins asked for to a container's OCI
 // runtime spec: the merged adjustment of CreateContainer (Apply) and the
 // merged resource updates of UpdateContainer and of container updates

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // DefaultValidatorConfig: the operator's policy, in the reference's config keys.
 
 package validator

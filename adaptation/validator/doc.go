@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package validator is nrikit's default validator: the operator's policy on
 // what NRI plugins may change in a container being created, and on which
 // plugins must have handled its creation. A runtime turns it on with

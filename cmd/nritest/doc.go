@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command nritest plays a container runtime that links nrikit: it starts NRI
 // plugins, drives one pod with two containers through its whole lifecycle,
 // and reports what every plugin got, how long it took and what it changed.

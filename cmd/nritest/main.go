@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The command line: flags, their checks, and running the chosen mode.
 
 package main

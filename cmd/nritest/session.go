@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The start-up both modes share: the plugins' source, the runtime's records, and the adaptation
 // with its plugins started.
 

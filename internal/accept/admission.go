@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Counting connections registering at once, in all and per process.
 
 package accept

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // A listener that hands out one connection that is already open.
 
 package accept

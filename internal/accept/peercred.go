@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build linux || darwin
 
 // Reading a unix socket's file descriptor.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The peer's pid from SO_PEERCRED.
 
 package accept

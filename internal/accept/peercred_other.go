@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build !linux && !darwin
 
 // No peer pid on this OS.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package doccheck checks the repository's Markdown (README.md and docs/) the
 // way a reader follows it: every relative link names a file that exists, every
 // #anchor names a heading of its target by GitHub's slug rules, and every

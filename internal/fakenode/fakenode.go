@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fakenode makes the state of a busy node (pods and containers with
 // realistic labels, annotations, mounts and resources) for tests and
 // benchmarks of synchronization.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package guard
 
 // What the guard learns from ttrpc's own messages: the calls a client has

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package guard stands between a mux connection and ttrpc and lets through
 // only what nrikit speaks: unary calls. It parses the ttrpc message headers
 // of the byte stream (10 bytes: length, stream ID, type, flags) and drops or

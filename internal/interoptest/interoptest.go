@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package interoptest builds the programs under testdata/interop for tests:
 // the plugins on the reference stub (modern, legacy), the WASM plugins on the
 // reference's WASM guest API (wasm, wasm-legacy), and the checks that

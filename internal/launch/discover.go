@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Discovering the pre-installed plugins in the plugin directory, with their config drop-ins.
 
 package launch

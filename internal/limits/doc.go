@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package limits refuses resource values that neither the OCI runtime-spec
 // nor the Linux kernel can take, so that a plugin asking for one is blamed
 // when its reply is merged instead of the container failing later, deep in

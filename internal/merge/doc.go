@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package merge combines the replies of several NRI plugins to one request
 // into the single reply a runtime acts on, tracking which plugin set what,
 // by the reference runtime's merge rules.

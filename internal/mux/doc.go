@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package mux multiplexes logical connections over one trunk connection,
 // wire-compatible with the NRI reference implementation.
 //

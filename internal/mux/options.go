@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package mux
 
 // DefaultQueueLimit is the default number of unread frames queued per logical

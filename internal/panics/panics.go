@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package panics turns a panic in code that a plugin, a plugin file or a
 // WASM guest can steer into an error, so that it ends that plugin and never
 // the runtime process that links nrikit.

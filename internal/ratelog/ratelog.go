@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package ratelog bounds the log lines that one source (a peer, a plugin, a
 // kind of refusal) can cause, and says how many it held back.
 package ratelog

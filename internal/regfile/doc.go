@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package regfile reads files that an operator puts in place for the
 // runtime (a plugin's config drop-in, a WASM module) without trusting what
 // kind of file they are or how big.

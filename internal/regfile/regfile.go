@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Read and Open: refusing anything but a regular file, and reading up to a limit.
 
 package regfile

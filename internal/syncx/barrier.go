@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // A barrier: shared holders run together, an exclusive one alone, and neither starves the other.
 
 package syncx

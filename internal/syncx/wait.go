@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The small waits: on a channel, on a context, on a WaitGroup, each bounded.
 
 package syncx

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Config: what the test plugin does, serialisable to JSON for a child process.
 
 package testplugin

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package testplugin is a configurable NRI plugin for nrikit's own tests and
 // for the sample plugins of the nritest tool.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package utf8check finds strings that are not valid UTF-8 in protobuf
 // messages, and names the field that holds one.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package wake is a broadcast wake-up for goroutines that wait, with a
 // deadline or a cancel of their own, for state guarded by a mutex to change.
 package wake

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package wasmhost runs NRI plugins compiled to WebAssembly in-process, on
 // the wazero runtime, speaking the guest ABI of the reference's released WASM
 // plugin API:

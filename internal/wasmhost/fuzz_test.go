@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build !nrikit_no_wasm && !nri_no_wasm
 
 package wasmhost

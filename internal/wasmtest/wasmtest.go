@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package wasmtest assembles small WebAssembly modules byte by byte for
 // tests, so that they need no WASM toolchain: guests that speak just enough
 // of the plugin ABI to pass or fail nrikit's load checks.

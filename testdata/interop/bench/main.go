@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command bench compares nrikit's runtime side (github.com/nrikit/nrikit/adaptation)
 // with the reference one (github.com/containerd/nri v0.12.5 pkg/adaptation),
 // in one run on one machine, against real plugins built on the reference

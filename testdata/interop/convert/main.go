@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command convert feeds the same inputs to nrikit's api helpers and to the
 // reference's (github.com/containerd/nri/pkg/api) and compares the results
 // field by field: every conversion from and to OCI spec types a runtime's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command modern is an NRI test peer plugin built on the reference plugin
 // stub github.com/containerd/nri/pkg/stub at v0.12.5. It logs every event it
 // receives as one JSON line and can be told to fail, hang or exit in chosen

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command sidebyside links nrikit's api package and the reference NRI api
 // package (github.com/containerd/nri/pkg/api) into one binary and checks
 // that they agree on the wire:

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command specgen applies the same container adjustments to the same OCI
 // spec twice, with the reference's spec generator
 // (github.com/containerd/nri/pkg/runtime-tools/generate over

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build wasip1
 
 // Command wasm-legacy is an NRI test peer plugin built on the reference's
