@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nrikit/nrikit/internal/syncx"
 	"github.com/nrikit/nrikit/internal/wake"
 )
 
@@ -60,7 +61,7 @@ func newConn(m *Mux, id ConnID) *conn {
 // if the trunk did not end cleanly between frames.
 func (c *conn) Read(b []byte) (int, error) {
 	for {
-		if isDone(c.rdl.wait()) {
+		if syncx.Closed(c.rdl.wait()) {
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
 		}
 		n, wait, err := c.tryRead(b)
@@ -250,13 +251,13 @@ func (c *conn) acquire(lock chan struct{}) error {
 // writeBlocked returns why a write cannot proceed now, or nil.
 func (c *conn) writeBlocked() error {
 	switch {
-	case isDone(c.closing):
+	case syncx.Closed(c.closing):
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return c.closeErr
-	case isDone(c.m.done):
+	case syncx.Closed(c.m.done):
 		return errMuxClosed
-	case isDone(c.wdl.wait()):
+	case syncx.Closed(c.wdl.wait()):
 		return os.ErrDeadlineExceeded
 	}
 	return nil

@@ -5,6 +5,8 @@ package mux
 import (
 	"sync"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // deadline is a point in time that blocked operations can select on: the
@@ -39,7 +41,7 @@ func (d *deadline) set(t time.Time) {
 		d.expireLocked()
 		return
 	}
-	if isDone(d.expired) {
+	if syncx.Closed(d.expired) {
 		d.expired = make(chan struct{})
 	}
 	switch {
@@ -67,7 +69,7 @@ func (d *deadline) fire() {
 }
 
 func (d *deadline) expireLocked() {
-	if !isDone(d.expired) {
+	if !syncx.Closed(d.expired) {
 		close(d.expired)
 	}
 }
@@ -84,13 +86,4 @@ func (d *deadline) time() time.Time {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.at
-}
-
-func isDone(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 func TestReadDeadline(t *testing.T) {
@@ -187,7 +189,7 @@ func TestDeadlineRearmed(t *testing.T) {
 	d.set(time.Now().Add(10 * time.Millisecond))
 	await(t, d.wait(), "the deadline to expire")
 	d.set(time.Time{})
-	if isDone(d.wait()) {
+	if syncx.Closed(d.wait()) {
 		t.Fatal("no deadline, yet expired")
 	}
 	d.set(time.Now().Add(10 * time.Millisecond))

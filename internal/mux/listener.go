@@ -5,6 +5,8 @@ package mux
 import (
 	"net"
 	"sync"
+
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // listener hands out one logical connection, so that a ttrpc.Server can
@@ -38,7 +40,7 @@ func (m *Mux) Listen(id ConnID) (net.Listener, error) {
 
 // Accept returns the connection once, then blocks until Close.
 func (l *listener) Accept() (net.Conn, error) {
-	if !isDone(l.closed) {
+	if !syncx.Closed(l.closed) {
 		select {
 		case c := <-l.pending:
 			return c, nil

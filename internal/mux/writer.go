@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // writeFrame writes p as one frame of c, holding the trunk lock for the whole
@@ -44,7 +46,7 @@ func (m *Mux) writeFrame(c *conn, p []byte) error {
 	if n == 0 && timeout {
 		return os.ErrDeadlineExceeded // nothing sent: the trunk is still in step
 	}
-	if isDone(m.done) {
+	if syncx.Closed(m.done) {
 		return errMuxClosed // Close raced with the write
 	}
 	// A partial frame leaves the peer expecting bytes that will never come.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/regfile"
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // live counts the instances of this process that are not closed, for tests
@@ -339,23 +340,9 @@ func statusOf(err error) string {
 	return "broke the ABI"
 }
 
-func (g *Guest) isDead() bool {
-	select {
-	case <-g.dead:
-		return true
-	default:
-		return false
-	}
-}
+func (g *Guest) isDead() bool { return syncx.Closed(g.dead) }
 
-func (g *Guest) isClosing() bool {
-	select {
-	case <-g.closing:
-		return true
-	default:
-		return false
-	}
-}
+func (g *Guest) isClosing() bool { return syncx.Closed(g.closing) }
 
 // kill closes the instance and its runtime, returning its memory and code.
 // The caller holds the call slot, or no call ever ran.
