@@ -5,6 +5,7 @@ package adaptation_test
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,13 @@ type ttrpcPeer struct {
 
 func dialTTRPCPeer(t *testing.T, socket, pluginService string, methods map[string]ttrpc.Method) *ttrpcPeer {
 	t.Helper()
-	m := mux.New(dialSocket(t, socket))
+	return ttrpcPeerOver(t, dialSocket(t, socket), pluginService, methods)
+}
+
+// ttrpcPeerOver is dialTTRPCPeer over a connection the test made itself.
+func ttrpcPeerOver(t *testing.T, trunk net.Conn, pluginService string, methods map[string]ttrpc.Method) *ttrpcPeer {
+	t.Helper()
+	m := mux.New(trunk)
 	l, err := m.Listen(mux.PluginServiceConn)
 	if err != nil {
 		t.Fatal(err)

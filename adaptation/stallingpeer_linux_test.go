@@ -13,10 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/containerd/ttrpc"
-
 	"github.com/nrikit/nrikit/api"
-	"github.com/nrikit/nrikit/internal/mux"
 )
 
 // peerReading is how a stalling test peer reads its socket once stalled.
@@ -135,48 +132,22 @@ func (c *stallingTrunk) Close() error {
 // registered on one protocol revision, that answers every call at once
 // until it stalls.
 type stallingPeer struct {
-	trunk  *stallingTrunk
-	mux    *mux.Mux
-	client *ttrpc.Client
-	srv    *ttrpc.Server
-	served chan struct{}
-	once   sync.Once
+	*ttrpcPeer
+	trunk *stallingTrunk
 }
 
 // dialStallingPeer registers idx-name on revision rev ("v1alpha1" or
 // "v1beta1"), subscribed to events, with policy.
 func dialStallingPeer(t *testing.T, socket, rev string, mode peerReading, idx, name string, events api.EventMask, policy *api.FailurePolicy) *stallingPeer {
 	t.Helper()
-	raw, err := net.Dial("unix", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := dialSocket(t, socket)
 	trunk := &stallingTrunk{UnixConn: raw.(*net.UnixConn), mode: mode, stalled: make(chan struct{}), closed: make(chan struct{})}
-	m := mux.New(trunk)
-	l, err := m.Listen(mux.PluginServiceConn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := m.Open(mux.RuntimeServiceConn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := ttrpc.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
 	methods := basicMethods(events, policy)
 	for _, ev := range []string{"RunPodSandbox", "StopPodSandbox", "RemovePodSandbox", "CreateContainer", "ValidateContainerAdjustment"} {
 		methods[ev] = func(context.Context, func(any) error) (any, error) { return &api.Empty{}, nil }
 	}
-	srv.RegisterService("nri.pkg.api."+rev+".Plugin", &ttrpc.ServiceDesc{Methods: methods})
-	p := &stallingPeer{trunk: trunk, mux: m, client: ttrpc.NewClient(conn), srv: srv, served: make(chan struct{})}
-	go func() { defer close(p.served); _ = srv.Serve(context.Background(), l) }()
-	t.Cleanup(p.close)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	if err := p.client.Call(ctx, "nri.pkg.api."+rev+".Runtime", "RegisterPlugin",
-		&api.RegisterPluginRequest{PluginIdx: idx, PluginName: name}, &api.Empty{}); err != nil {
+	p := &stallingPeer{ttrpcPeerOver(t, trunk, "nri.pkg.api."+rev+".Plugin", methods), trunk}
+	if err := p.register("nri.pkg.api."+rev+".Runtime", idx, name); err != nil {
 		t.Fatalf("RegisterPlugin on %s: %v", rev, err)
 	}
 	return p
@@ -187,13 +158,4 @@ func (p *stallingPeer) stall(t *testing.T) {
 	if err := p.trunk.stall(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func (p *stallingPeer) close() {
-	p.once.Do(func() {
-		_ = p.client.Close()
-		_ = p.srv.Close()
-		_ = p.mux.Close()
-		<-p.served
-	})
 }
