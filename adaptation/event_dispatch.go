@@ -58,7 +58,7 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 				return a.undeliverable(pol, ev, err)
 			}
 		}
-		err := a.deliver(ctx, pol, ev, p, func(ctx context.Context) error {
+		err := a.deliver(ctx, pol, ev, p, a.failurePolicyFor(p, ev, req), func(ctx context.Context) error {
 			rsp, err := callPlugin(ctx, a, p, ev, out, rpc)
 			if err != nil || collect == nil {
 				return err
@@ -72,9 +72,10 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 	return nil
 }
 
-// deliver makes one plugin call and applies the event policy to its outcome.
-// It returns an error only when the operation must fail.
-func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, call func(context.Context) error) error {
+// deliver makes one plugin call and applies the event policy to its outcome,
+// with fp as the plugin's failure policy for this event. It returns an error
+// only when the operation must fail.
+func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp FailurePolicy, call func(context.Context) error) error {
 	start := time.Now()
 	mark, done := p.handling(ev)
 	defer done()
@@ -102,12 +103,12 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 		m.PluginCallFailed(p.id, ev, f.outcome(), err)
 	}
 	a.opts.metrics.PluginInvoked(p.id, ev, f.outcome(), time.Since(start))
-	return a.applyPolicy(ctx, pol, ev, p, f, err)
+	return a.applyPolicy(ctx, pol, ev, p, fp, f, err)
 }
 
 // applyPolicy is the event policy table's error columns (event_policy.go). It
 // logs one line that says what happened and what follows, then acts.
-func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, f failure, err error) error {
+func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp FailurePolicy, f failure, err error) error {
 	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}
 	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
 	cutShort := errors.Is(err, errRequestCutShort)
@@ -125,8 +126,8 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	// A plugin whose instance a timeout ended (a WASM guest stopped at its
 	// deadline), or whose connection a request cut short left out of step,
 	// cannot be kept, whatever its policy.
-	d := decide(pol.class, f, p.policy, connectionLost(p.conn), cutShort)
-	log.Warn(policyMessage(failureText(f, err), f, d.keep, d.fails, p.policy.KeepConnected))
+	d := decide(pol.class, f, fp, connectionLost(p.conn), cutShort)
+	log.Warn(policyMessage(failureText(f, err), f, d.keep, d.fails, fp.KeepConnected))
 	if !d.keep {
 		a.drop(ctx, p, ev.Name(), f)
 	}

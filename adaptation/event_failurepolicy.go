@@ -24,3 +24,11 @@ func failurePolicyFrom(declared *api.FailurePolicy, fallback FailurePolicy) Fail
 	}
 	return FailurePolicy{FailRequest: declared.GetFailRequest(), KeepConnected: declared.GetKeepConnected()}
 }
+
+// failurePolicyFor is the failure policy that applies to p's call for one
+// event, given that event's request. It is the plugin's effective policy;
+// features that make a plugin matter more for some requests refine it here,
+// so that the fan-out and the failure table agree on it.
+func (a *Adaptation) failurePolicyFor(p *plugin, ev api.Event, req any) FailurePolicy {
+	return p.policy
+}

@@ -103,7 +103,7 @@ func (c consulted) instances(plugins []*plugin) []*api.PluginInstance {
 func (a *Adaptation) validateWith(ctx context.Context, p *plugin, req *api.ValidateContainerAdjustmentRequest) error {
 	const ev = api.Event_VALIDATE_CONTAINER_ADJUSTMENT
 	answered := false
-	err := a.deliver(ctx, policyOf(ev), ev, p, func(ctx context.Context) error {
+	err := a.deliver(ctx, policyOf(ev), ev, p, p.policy, func(ctx context.Context) error {
 		rsp, err := p.svc.ValidateContainerAdjustment(ctx, req)
 		if err != nil {
 			return err
