@@ -99,6 +99,7 @@ type Adaptation struct {
 	refusals     chan struct{} // refused connections being answered (join_refusal.go)
 	syncBackoff  *syncBackoff
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
+	readiness    readinessTracker
 
 	mu       sync.Mutex // guards the fields below
 	started  bool
@@ -119,6 +120,9 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 			return nil, err
 		}
 	}
+	if err := o.checkReadiness(); err != nil {
+		return nil, err
+	}
 	o.metrics = guardMetrics(o.metrics, o.logger)
 	a := &Adaptation{
 		runtimeName:    runtimeName,
@@ -134,6 +138,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
 	a.changes.fn, a.changes.log = o.changes, o.logger
 	a.lifecycle.init()
+	a.readiness.init(a)
 	return a, nil
 }
 
@@ -182,6 +187,7 @@ func (a *Adaptation) Stop(ctx context.Context) error {
 		return nil
 	}
 	a.started = false
+	a.readiness.stopping()
 	cancel, l := a.cancel, a.listener
 	a.listener = nil
 	a.mu.Unlock()

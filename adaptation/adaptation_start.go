@@ -28,6 +28,7 @@ func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel, a.runCtx = cancel, runCtx
 	a.started = true
+	a.readiness.starting()
 	a.wg.Add(2)
 	go a.sweepWhenOvergrown(runCtx)
 	return runCtx, nil

@@ -32,6 +32,8 @@ type Config struct {
 	FailurePolicy       FailurePolicy `json:"default_failure_policy,omitempty" toml:"default_failure_policy"`
 	// DefaultValidator is the default validator's table; nil leaves it off.
 	DefaultValidator *validator.DefaultValidatorConfig `json:"default_validator,omitempty" toml:"default_validator"`
+	// PluginReadiness is the readiness gate's table; nil leaves it off.
+	PluginReadiness *ReadinessConfig `json:"plugin_readiness,omitempty" toml:"plugin_readiness"`
 	// WASMMemoryLimit caps each WASM plugin's linear memory, in bytes.
 	WASMMemoryLimit uint64 `json:"wasm_memory_limit,omitempty" toml:"wasm_memory_limit"`
 	// WASMCompilationCacheDir keeps WASM plugins' compiled code across
@@ -84,6 +86,9 @@ func (c Config) Options() []Option {
 	}
 	if c.DefaultValidator != nil {
 		opts = append(opts, WithDefaultValidator(c.DefaultValidator))
+	}
+	if c.PluginReadiness != nil {
+		opts = append(opts, WithPluginReadiness(*c.PluginReadiness))
 	}
 	if c.WASMMemoryLimit != 0 {
 		opts = append(opts, WithWASMMemoryLimit(c.WASMMemoryLimit))

@@ -30,5 +30,9 @@ func failurePolicyFrom(declared *api.FailurePolicy, fallback FailurePolicy) Fail
 // features that make a plugin matter more for some requests refine it here,
 // so that the fan-out and the failure table agree on it.
 func (a *Adaptation) failurePolicyFor(p *plugin, ev api.Event, req any) FailurePolicy {
-	return p.policy
+	fp := p.policy
+	if a.readiness.requiredForSandbox(p, ev, req) {
+		fp.FailRequest = true
+	}
+	return fp
 }

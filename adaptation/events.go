@@ -23,6 +23,9 @@ func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRe
 	}
 	defer release()
 	err = relay(ctx, a, api.Event_RUN_POD_SANDBOX, req, api.PluginService.RunPodSandbox, nil)
+	if err == nil {
+		err = a.checkSandboxPlugins(req.GetPod())
+	}
 	a.lifecycle.podRan(req.GetPod(), err == nil)
 	return err
 }

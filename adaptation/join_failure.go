@@ -32,6 +32,7 @@ func (a *Adaptation) reportJoinFailure(ctx context.Context, kind pluginKind, pid
 		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
 	}
 	a.logJoinFailed(change, err)
+	a.readiness.failed(change)
 	a.changes.send(change)
 }
 

@@ -77,7 +77,10 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	if err := a.configure(ctx, p); err != nil {
 		return a.abandon(p, phaseConfigure, err)
 	}
-	if err := a.synchronizeAndJoin(ctx, p); err != nil {
+	synchronized := a.readiness.synchronizing(p)
+	err := a.synchronizeAndJoin(ctx, p)
+	synchronized()
+	if err != nil {
 		if p.kind == kindExternal && errors.Is(err, ErrPluginTimeout) {
 			a.syncBackoff.timedOut(p.id)
 		}

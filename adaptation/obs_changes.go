@@ -111,6 +111,7 @@ func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {
 // have caused it, and a plugin the runtime's observer does not know of
 // should not take its events.
 func (a *Adaptation) reportJoined(p *plugin) {
+	a.readiness.joined(p)
 	err := a.changes.send(changeOf(PluginJoined, p, "", ""))
 	close(p.joinReported)
 	if pe := panicIn(err); pe != nil {
@@ -124,5 +125,6 @@ func (a *Adaptation) reportLeft(p *plugin, phase, reason string) {
 	<-p.joinReported
 	change := changeOf(PluginLeft, p, phase, reason)
 	change.Output = p.conn.output()
+	a.readiness.left(p, phase, reason)
 	a.changes.send(change)
 }

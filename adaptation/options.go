@@ -54,6 +54,8 @@ type options struct {
 	serverOpts       []ttrpc.ServerOpt
 	nriVersion       string
 	defaultValidator *validator.DefaultValidator // nil: off
+	readiness        readinessOptions
+	readinessChanges func(Readiness)
 	wasm             wasmOptions
 	callObserver     func(PluginCall) // nil: plugin calls are not wrapped
 	pluginOutput     PluginOutput

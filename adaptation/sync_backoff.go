@@ -84,3 +84,10 @@ func (b *syncBackoff) check(id string) error {
 	}
 	return nil
 }
+
+// until is when id's back-off ends; zero if it has none.
+func (b *syncBackoff) until(id string) time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.byID[id].until
+}

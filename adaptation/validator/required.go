@@ -22,9 +22,9 @@ func checkRequiredPlugins(cfg *DefaultValidatorConfig, req *api.ValidateContaine
 	pod, ctr := req.GetPod(), req.GetContainer().GetName()
 	if key := cfg.TolerateMissingAnnotation; key != "" {
 		if value, found, ok := effectiveAnnotation(pod, key, ctr); ok {
-			tolerate, err := strconv.ParseBool(value)
+			tolerate, err := parseTolerate(value, found)
 			if err != nil {
-				return fmt.Sprintf("tolerate_missing_plugins_annotation: annotation %s=%q is not a boolean: %v", found, value, err)
+				return err.Error()
 			}
 			if tolerate {
 				return ""
@@ -64,15 +64,31 @@ func annotatedPlugins(pod *api.PodSandbox, ctr string) (names []string, found st
 	if !ok {
 		return nil, "", nil
 	}
+	names, err = parsePluginList(value, found)
+	return names, found, err
+}
+
+// parseTolerate reads a tolerate annotation's value, found under key found.
+func parseTolerate(value, found string) (bool, error) {
+	tolerate, err := strconv.ParseBool(value)
+	if err != nil {
+		return false, fmt.Errorf("tolerate_missing_plugins_annotation: annotation %s=%q is not a boolean: %v", found, value, err)
+	}
+	return tolerate, nil
+}
+
+// parsePluginList reads a RequiredPlugins annotation's value, found under
+// key found: a YAML list of plugin names.
+func parsePluginList(value, found string) (names []string, err error) {
 	if err := yaml.Unmarshal([]byte(value), &names); err != nil {
 		// The YAML error may span lines; a rejection is read on one.
 		oneLine := strings.Join(strings.Fields(err.Error()), " ")
-		return nil, "", fmt.Errorf("annotation %s=%q is not a YAML list of plugin names: %s", found, value, oneLine)
+		return nil, fmt.Errorf("annotation %s=%q is not a YAML list of plugin names: %s", found, value, oneLine)
 	}
 	if slices.Contains(names, "") {
-		return nil, "", fmt.Errorf("annotation %s=%q names an empty plugin", found, value)
+		return nil, fmt.Errorf("annotation %s=%q names an empty plugin", found, value)
 	}
-	return names, found, nil
+	return names, nil
 }
 
 // consulted reports whether the named plugin handled the creation; name is

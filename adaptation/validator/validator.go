@@ -18,16 +18,22 @@ var ErrValidation = errors.New("nrikit: rejected by the default validator")
 // DefaultValidatorConfig. It is safe for concurrent use.
 type DefaultValidator struct {
 	cfg DefaultValidatorConfig
+	// The pod-scoped keys of the annotations, for ForPod.
+	tolerateKeys, requiredKeys podKeys
 }
 
 // NewDefaultValidator makes a validator with a copy of cfg (nil: no rule).
 // It checks whatever cfg says, Enable or not: Enable is for the runtime's
 // wiring (adaptation.WithDefaultValidator).
 func NewDefaultValidator(cfg *DefaultValidatorConfig) *DefaultValidator {
-	if cfg == nil {
-		return &DefaultValidator{}
+	v := &DefaultValidator{requiredKeys: podScoped(RequiredPlugins)}
+	if cfg != nil {
+		v.cfg = cfg.clone()
 	}
-	return &DefaultValidator{cfg: cfg.clone()}
+	if key := v.cfg.TolerateMissingAnnotation; key != "" {
+		v.tolerateKeys = podScoped(key)
+	}
+	return v
 }
 
 // ValidateContainerAdjustment checks every rule and returns an error wrapping
