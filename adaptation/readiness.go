@@ -164,7 +164,7 @@ type readinessTracker struct {
 	// restarting are the ids RestartPlugin replaces: their gap does not
 	// flip Ready, as a replacement by a new instance does not.
 	restarting map[string]bool
-	flips   flipFeed
+	flips      flipFeed
 }
 
 func (r *readinessTracker) init(a *Adaptation) {
