@@ -152,6 +152,7 @@ type readinessTracker struct {
 	required  []string                    // node-level
 	notify    func(Readiness)
 	proceeded atomic.Uint64
+	waiting   func() // tests: called as a pod starts waiting
 
 	mu      sync.Mutex
 	running bool          // between Start and Stop

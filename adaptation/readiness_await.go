@@ -77,6 +77,9 @@ func (a *Adaptation) awaitPlugins(ctx context.Context, pod *api.PodSandbox, requ
 		return a.atBound(pod, required, fmt.Sprintf("%d pods wait already", maxReadinessWaiters))
 	}
 	defer r.leave()
+	if r.waiting != nil {
+		r.waiting()
+	}
 	timeout := time.NewTimer(time.Until(bound))
 	defer timeout.Stop()
 	hint := time.NewTimer(time.Hour)

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package adaptation_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/adaptation/validator"
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+const (
+	gateIdx, gateName = "10", "gate"
+	gateID            = gateIdx + "-" + gateName
+	tolerateKey       = "example.com/tolerate-missing-plugins"
+)
+
+// readinessOptions: the plugin "gate" is required on the node, and pods wait
+// for it up to wait.
+func readinessOptions(wait time.Duration, onTimeout adaptation.ReadinessTimeoutAction, more ...adaptation.Option) []adaptation.Option {
+	return append([]adaptation.Option{
+		adaptation.WithDefaultValidator(&validator.DefaultValidatorConfig{
+			Enable: true, RequiredPlugins: []string{gateName}, TolerateMissingAnnotation: tolerateKey,
+		}),
+		adaptation.WithPluginReadiness(adaptation.ReadinessConfig{
+			Wait: adaptation.Duration(wait), OnTimeout: onTimeout, ExemptNamespaces: []string{"kube-system"},
+		}),
+	}, more...)
+}
+
+func runPod(a *adaptation.Adaptation, pod *api.PodSandbox) error {
+	return a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: pod})
+}
+
+// An absent required plugin makes AwaitPlugins fail after wait, naming it,
+// and RunPodSandbox without AwaitPlugins fails the same pod.
+func TestAwaitPluginsFailsAfterWaitNamingTheAbsentPlugin(t *testing.T) {
+	const wait = time.Second
+	e := newEnv(t, readinessOptions(wait, adaptation.ReadinessFail)...)
+	e.start()
+	pod := testPod("p1")
+	start := time.Now()
+	err := e.a.AwaitPlugins(context.Background(), pod)
+	took := time.Since(start)
+	if !errors.Is(err, adaptation.ErrPluginsNotReady) || !strings.Contains(err.Error(), `"gate" never connected`) {
+		t.Fatalf("AwaitPlugins: %v, want ErrPluginsNotReady saying gate never connected", err)
+	}
+	if took < wait || took > wait+500*time.Millisecond {
+		t.Errorf("AwaitPlugins returned after %v, want %v (+ a margin)", took, wait)
+	}
+	if err := runPod(e.a, pod); !errors.Is(err, adaptation.ErrPluginsNotReady) {
+		t.Errorf("RunPodSandbox without the required plugin: %v, want ErrPluginsNotReady", err)
+	}
+	r := e.a.Readiness()
+	c := r.Condition()
+	if r.Ready || len(r.Missing) != 1 || r.Missing[0].State != adaptation.MissingNeverConnected ||
+		c.Type != adaptation.ConditionPluginsReady || c.Status || c.Reason == "" || !strings.Contains(c.Message, "gate") {
+		t.Errorf("Readiness %+v, condition %+v: want not ready, gate never connected", r, c)
+	}
+}
+
+// Under "proceed" the pod goes on at the bound, with a warning and a count.
+func TestAwaitPluginsProceedsAndCounts(t *testing.T) {
+	e := newEnv(t, readinessOptions(200*time.Millisecond, adaptation.ReadinessProceed)...)
+	e.start()
+	pod := testPod("p1")
+	if err := e.a.AwaitPlugins(context.Background(), pod); err != nil {
+		t.Fatalf("AwaitPlugins under proceed: %v", err)
+	}
+	if err := runPod(e.a, pod); err != nil {
+		t.Fatalf("RunPodSandbox under proceed: %v", err)
+	}
+	if got := e.a.Readiness().Proceeded; got != 2 {
+		t.Errorf("Readiness().Proceeded = %d, want 2 (the wait and the sandbox)", got)
+	}
+	if len(e.logged(map[string]any{"pod": "default/pod-p1"})) != 2 {
+		e.dumpLog()
+		t.Error("want a warning for each")
+	}
+}
+
+// A required plugin that connects after 2 s lets AwaitPlugins return then,
+// and gets exactly one RunPodSandbox for the pod.
+func TestAwaitPluginsReturnsWhenTheRequiredPluginConnects(t *testing.T) {
+	e := newEnv(t, readinessOptions(20*time.Second, adaptation.ReadinessFail)...)
+	e.start()
+	pod := testPod("p1")
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- e.a.AwaitPlugins(context.Background(), pod) }()
+	<-time.After(2 * time.Second) // the scenario: the plugin comes 2 s later
+	select {
+	case err := <-done:
+		t.Fatalf("AwaitPlugins returned %v before the plugin connected", err)
+	default:
+	}
+	e.external(gateIdx, gateName, testplugin.Config{})
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("AwaitPlugins: %v", err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("AwaitPlugins did not return once the plugin joined")
+	}
+	if took := time.Since(start); took < 2*time.Second {
+		t.Errorf("AwaitPlugins returned after %v, before the plugin connected", took)
+	}
+	if !e.a.Readiness().Ready {
+		t.Error("Readiness not ready with the plugin active")
+	}
+	if err := runPod(e.a, pod); err != nil {
+		t.Fatalf("RunPodSandbox: %v", err)
+	}
+	if got := testplugin.Find(e.records(), gateName, "RunPodSandbox"); len(got) != 1 || got[0].Pod != pod.GetId() {
+		t.Errorf("the plugin got RunPodSandbox %+v, want exactly one for %s", got, pod.GetId())
+	}
+}
+
+// Exempt and tolerating pods pass at once, and so does every pod when the
+// required plugin is active; none of these allocate.
+func TestAwaitPluginsPassesAtOnceWithoutAllocating(t *testing.T) {
+	e := newEnv(t, readinessOptions(20*time.Second, adaptation.ReadinessFail)...)
+	e.start()
+	ctx := context.Background()
+	exempt := testPod("sys")
+	exempt.Namespace = "kube-system"
+	tolerating := testPod("tol")
+	tolerating.Annotations = map[string]string{tolerateKey + "/pod": "true"}
+	for _, pod := range []*api.PodSandbox{exempt, tolerating} {
+		start := time.Now()
+		if err := e.a.AwaitPlugins(ctx, pod); err != nil {
+			t.Fatalf("AwaitPlugins(%s): %v", pod.GetId(), err)
+		}
+		if took := time.Since(start); took > 100*time.Millisecond {
+			t.Errorf("AwaitPlugins(%s) took %v, want at once", pod.GetId(), took)
+		}
+		if err := runPod(e.a, pod); err != nil {
+			t.Errorf("RunPodSandbox(%s): %v", pod.GetId(), err)
+		}
+		if n := testing.AllocsPerRun(100, func() { _ = e.a.AwaitPlugins(ctx, pod) }); n != 0 {
+			t.Errorf("AwaitPlugins(%s) allocates %v times", pod.GetId(), n)
+		}
+	}
+	e.external(gateIdx, gateName, testplugin.Config{})
+	e.waitPlugins(gateID)
+	pod := testPod("p1")
+	if n := testing.AllocsPerRun(100, func() {
+		if err := e.a.AwaitPlugins(ctx, pod); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("AwaitPlugins with the required plugin active allocates %v times", n)
+	}
+}
+
+// A pod's annotation adds to what it waits for.
+func TestAwaitPluginsWaitsForAnnotatedPlugins(t *testing.T) {
+	e := newEnv(t, readinessOptions(300*time.Millisecond, adaptation.ReadinessFail)...)
+	e.start()
+	e.external(gateIdx, gateName, testplugin.Config{})
+	e.waitPlugins(gateID)
+	pod := testPod("p1")
+	pod.Annotations = map[string]string{validator.RequiredPlugins + "/pod": "[extra]"}
+	err := e.a.AwaitPlugins(context.Background(), pod)
+	if !errors.Is(err, adaptation.ErrPluginsNotReady) || !strings.Contains(err.Error(), `"extra"`) || strings.Contains(err.Error(), `"gate"`) {
+		t.Errorf("AwaitPlugins: %v, want ErrPluginsNotReady naming extra alone", err)
+	}
+	pod.Annotations[validator.RequiredPlugins+"/pod"] = "{"
+	if err := e.a.AwaitPlugins(context.Background(), pod); err == nil || !strings.Contains(err.Error(), "not a YAML list") {
+		t.Errorf("AwaitPlugins with a bad annotation: %v", err)
+	}
+}
+
+// Before Start and after Stop, AwaitPlugins fails at once saying so.
+func TestAwaitPluginsFailsAtOnceWhenNotStarted(t *testing.T) {
+	e := newEnv(t, readinessOptions(20*time.Second, adaptation.ReadinessFail)...)
+	check := func(when string) {
+		t.Helper()
+		start := time.Now()
+		err := e.a.AwaitPlugins(context.Background(), testPod("p1"))
+		if !errors.Is(err, adaptation.ErrPluginsNotReady) || !strings.Contains(err.Error(), "not started") {
+			t.Errorf("AwaitPlugins %s: %v, want it to say NRI is not started", when, err)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("AwaitPlugins %s took %v", when, took)
+		}
+	}
+	check("before Start")
+	e.start()
+	e.stop()
+	check("after Stop")
+}
+
+// The context's deadline, less a reserve, bounds the wait.
+func TestAwaitPluginsEndsBeforeTheCallersDeadline(t *testing.T) {
+	e := newEnv(t, readinessOptions(20*time.Second, adaptation.ReadinessFail)...)
+	e.start()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	err := e.a.AwaitPlugins(ctx, testPod("p1"))
+	if !errors.Is(err, adaptation.ErrPluginsNotReady) || ctx.Err() != nil {
+		t.Errorf("AwaitPlugins: %v (context: %v), want ErrPluginsNotReady before the context ends", err, ctx.Err())
+	}
+}
+
+// A required plugin whose sync back-off outlasts the wait fails the pod at
+// once, saying until when.
+func TestAwaitPluginsFailsAtOnceForABackoffBeyondTheBound(t *testing.T) {
+	e := newEnv(t, readinessOptions(5*time.Second, adaptation.ReadinessFail, adaptation.WithSyncTimeout(300*time.Millisecond))...)
+	e.start()
+	e.external(gateIdx, gateName, testplugin.Config{Behaviours: map[string]testplugin.Behaviour{testplugin.KeySynchronize: {Hang: true}}})
+	deadline := time.After(waitLimit)
+	for {
+		logged := e.logSignal.changed()
+		if m := e.a.Readiness().Missing; len(m) == 1 && m[0].State == adaptation.MissingSyncBackoff {
+			break
+		}
+		select {
+		case <-logged:
+		case <-deadline:
+			e.dumpLog()
+			t.Fatalf("the plugin did not enter its back-off: %+v", e.a.Readiness())
+		}
+	}
+	start := time.Now()
+	err := e.a.AwaitPlugins(context.Background(), testPod("p1"))
+	if !errors.Is(err, adaptation.ErrPluginsNotReady) || !strings.Contains(err.Error(), "sync back-off until") {
+		t.Errorf("AwaitPlugins: %v, want ErrPluginsNotReady telling the back-off", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("AwaitPlugins took %v, want at once", took)
+	}
+}
+
+// A required plugin that sleeps past its timeout in RunPodSandbox fails the
+// sandbox; a plugin that is not required does not, though neither declares
+// fail_request.
+func TestRunPodSandboxFailsOnARequiredPluginsTimeout(t *testing.T) {
+	slow := testplugin.Config{Behaviours: map[string]testplugin.Behaviour{"RunPodSandbox": {Delay: "2s"}}}
+	dies := testplugin.Config{Behaviours: map[string]testplugin.Behaviour{"RunPodSandbox": {Exit: 1}}}
+	for _, tc := range []struct {
+		name     string
+		slowOne  string
+		behave   testplugin.Config
+		wantFail bool
+		wantErr  error
+	}{
+		{"required times out", gateName, slow, true, adaptation.ErrPluginTimeout},
+		{"not required times out", "other", slow, false, nil},
+		{"required dies", gateName, dies, true, nil},
+		{"not required dies", "other", dies, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, readinessOptions(5*time.Second, adaptation.ReadinessFail, adaptation.WithRequestTimeout(300*time.Millisecond))...)
+			e.start()
+			for _, name := range []string{gateName, "other"} {
+				cfg := testplugin.Config{}
+				if name == tc.slowOne {
+					cfg = tc.behave
+				}
+				e.external(map[string]string{gateName: gateIdx, "other": "20"}[name], name, cfg)
+			}
+			e.waitPlugins(gateID, "20-other")
+			pod := testPod("p1")
+			if err := e.a.AwaitPlugins(context.Background(), pod); err != nil {
+				t.Fatal(err)
+			}
+			err := runPod(e.a, pod)
+			if failed := err != nil; failed != tc.wantFail {
+				t.Errorf("RunPodSandbox with %s sleeping: %v, want failure %v", tc.slowOne, err, tc.wantFail)
+			}
+			if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+				t.Errorf("RunPodSandbox: %v, want the plugin's timeout", err)
+			}
+		})
+	}
+}
+
+// A required plugin killed while 20 pods are created concurrently by a
+// runtime that locks as containerd does, and restarted 3 s later: with the
+// gate, every pod waits and reaches the new instance; without it, they go
+// on without it.
+func TestReadinessRidesOutARequiredPluginsRestart(t *testing.T) {
+	for _, gated := range []bool{true, false} {
+		t.Run(fmt.Sprintf("gated=%v", gated), func(t *testing.T) {
+			wait := time.Duration(0)
+			if gated {
+				wait = 20 * time.Second
+			}
+			e := newEnv(t, readinessOptions(wait, adaptation.ReadinessFail)...)
+			r := newRuntimeDouble(t, e, false, true)
+			e.start()
+			old := e.external(gateIdx, gateName, testplugin.Config{})
+			e.waitPlugins(gateID)
+			if err := old.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			e.waitPlugins()
+			const pods = 20
+			errs := make(chan error, pods)
+			var wg sync.WaitGroup
+			for i := range pods {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					pod := testPod(fmt.Sprintf("p%d", i))
+					ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+					defer cancel()
+					if gated { // before the runtime's lock and block, as the porting guide says
+						if err := e.a.AwaitPlugins(ctx, pod); err != nil {
+							errs <- err
+							return
+						}
+					}
+					errs <- r.event(func() error {
+						err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod})
+						if err == nil {
+							r.putPod(pod, api.PodSandboxState_POD_SANDBOX_READY)
+						}
+						return err
+					})
+				}()
+			}
+			if !gated {
+				wg.Wait() // they all went ahead before the restart
+			}
+			<-time.After(3 * time.Second) // the scenario: the plugin is back 3 s later
+			e.external(gateIdx, gateName, testplugin.Config{})
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if gated && err != nil {
+					t.Errorf("pod creation with the gate: %v", err)
+				}
+				if !gated && err != nil {
+					t.Errorf("pod creation without the gate: %v, want it to go on without the plugin", err)
+				}
+			}
+			e.waitPlugins(gateID)
+			reached := map[string]bool{}
+			for _, rec := range testplugin.Find(e.records(), gateName, "RunPodSandbox") {
+				reached[rec.Pod] = true
+			}
+			if gated && len(reached) != pods {
+				t.Errorf("the new instance got RunPodSandbox for %d pods, want all %d", len(reached), pods)
+			}
+			if !gated && len(reached) != 0 {
+				t.Errorf("without the gate, the new instance got RunPodSandbox for %d pods created before it came", len(reached))
+			}
+		})
+	}
+}
+
+// AwaitPlugins called under the runtime's NRI lock, which SyncFn takes (or
+// inside a BlockPluginSync block), returns at its bound instead of hanging,
+// and the hint that says so is logged once however many pods wait.
+func TestAwaitPluginsUnderTheRuntimesLockHints(t *testing.T) {
+	for _, held := range []string{"lock", "block"} {
+		t.Run(held, func(t *testing.T) {
+			const wait = 2 * time.Second
+			e := newEnv(t, readinessOptions(wait, adaptation.ReadinessFail)...)
+			r := newRuntimeDouble(t, e, false, false)
+			r.syncing = make(chan struct{})
+			e.start()
+			var release func()
+			if held == "lock" {
+				r.mu.Lock()
+				release = r.mu.Unlock
+			} else {
+				release = e.a.BlockPluginSync().Unblock
+			}
+			e.external(gateIdx, gateName, testplugin.Config{})
+			if held == "lock" {
+				select { // the plugin registered and SyncFn waits for the lock
+				case <-r.syncing:
+				case <-time.After(waitLimit):
+					t.Fatal("SyncFn was not called")
+				}
+			}
+			const waiters = 3
+			errs := make(chan error, waiters)
+			start := time.Now()
+			for i := range waiters {
+				go func() { errs <- e.a.AwaitPlugins(context.Background(), testPod(fmt.Sprintf("p%d", i))) }()
+			}
+			for range waiters {
+				select {
+				case err := <-errs:
+					if !errors.Is(err, adaptation.ErrPluginsNotReady) || !strings.Contains(err.Error(), "synchronizing since") {
+						t.Errorf("AwaitPlugins under the %s: %v, want ErrPluginsNotReady saying it synchronizes", held, err)
+					}
+				case <-time.After(waitLimit):
+					t.Fatalf("AwaitPlugins under the %s hangs", held)
+				}
+			}
+			if took := time.Since(start); took > wait+time.Second {
+				t.Errorf("AwaitPlugins under the %s returned after %v, want its bound %v", held, took, wait)
+			}
+			release()
+			e.waitPlugins(gateID)
+			hints := 0
+			for _, en := range e.hook.AllEntries() {
+				if strings.Contains(en.Message, "AwaitPlugins is probably called under a lock") {
+					hints++
+					if en.Data["plugin"] != gateID {
+						t.Errorf("the hint names %v, want %s", en.Data["plugin"], gateID)
+					}
+				}
+			}
+			if hints != 1 {
+				e.dumpLog()
+				t.Errorf("the hint was logged %d times, want once", hints)
+			}
+		})
+	}
+}
+
+// Readiness flips false when a required plugin leaves and true when it is
+// back, telling the runtime's callback each time; a new instance replacing
+// the old one flips nothing.
+func TestReadinessFlipsAndReplacementDoesNotFlicker(t *testing.T) {
+	flips := make(chan adaptation.Readiness, 16)
+	e := newEnv(t, readinessOptions(0, "", adaptation.WithReadinessChanges(func(r adaptation.Readiness) { flips <- r }))...)
+	next := func(want bool) adaptation.Readiness {
+		t.Helper()
+		select {
+		case r := <-flips:
+			if r.Ready != want {
+				t.Fatalf("flip to %v (%+v), want %v", r.Ready, r, want)
+			}
+			return r
+		case <-time.After(waitLimit):
+			t.Fatalf("no flip to %v", want)
+		}
+		return adaptation.Readiness{}
+	}
+	if e.a.Readiness().Ready {
+		t.Error("ready before Start")
+	}
+	e.start()
+	e.external(gateIdx, gateName, testplugin.Config{})
+	e.waitPlugins(gateID)
+	up := next(true)
+	second := e.external(gateIdx, gateName, testplugin.Config{}) // replaces the first
+	e.waitLoggedMessage("nrikit: plugin replaced by a new instance")
+	if r := e.a.Readiness(); !r.Ready || !r.Since.Equal(up.Since) {
+		t.Errorf("after the replacement: %+v, want ready since %v", r, up.Since)
+	}
+	if err := second.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	down := next(false)
+	if len(down.Missing) != 1 || down.Missing[0].State != adaptation.MissingLeft || down.Missing[0].Plugin != gateID {
+		t.Errorf("after the plugin was lost: %+v, want it to say gate left", down)
+	}
+	select {
+	case r := <-flips:
+		t.Errorf("a flip during the replacement: %+v", r)
+	default:
+	}
+	e.external(gateIdx, gateName, testplugin.Config{})
+	next(true)
+}
+
+func TestReadinessConfigRefusals(t *testing.T) {
+	on := &validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{gateName}}
+	for _, tc := range []struct {
+		cfg  adaptation.Config
+		want string
+	}{
+		{adaptation.Config{PluginReadiness: &adaptation.ReadinessConfig{Wait: adaptation.Duration(time.Second)}}, "plugin_readiness.wait: no required plugins"},
+		{adaptation.Config{DefaultValidator: on, PluginReadiness: &adaptation.ReadinessConfig{OnTimeout: "wait"}}, "plugin_readiness.on_timeout"},
+		{adaptation.Config{DefaultValidator: on, PluginReadiness: &adaptation.ReadinessConfig{Wait: adaptation.Duration(3 * time.Minute)}}, "plugin_readiness.wait: 3m0s is beyond 2m0s"},
+		{adaptation.Config{DefaultValidator: on, PluginReadiness: &adaptation.ReadinessConfig{Wait: adaptation.Duration(-time.Second)}}, "plugin_readiness.wait"},
+		{adaptation.Config{DefaultValidator: on, PluginReadiness: &adaptation.ReadinessConfig{ExemptNamespaces: []string{"kube-system", ""}}}, "plugin_readiness.exempt_namespaces: empty"},
+	} {
+		_, err := adaptation.New("r", "v", nil, nil, tc.cfg.Options()...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New(%+v): %v, want an error saying %q", tc.cfg.PluginReadiness, err, tc.want)
+		}
+	}
+	ok := adaptation.Config{DefaultValidator: on, PluginReadiness: &adaptation.ReadinessConfig{
+		Wait: adaptation.Duration(10 * time.Second), OnTimeout: adaptation.ReadinessProceed, ExemptNamespaces: []string{"kube-system"}}}
+	if _, err := adaptation.New("r", "v", nil, nil, append(ok.Options(), adaptation.WithDisabledExternalConnections())...); err != nil {
+		t.Errorf("New with a valid plugin_readiness: %v", err)
+	}
+}
