@@ -35,7 +35,9 @@ func TestStopReturnsTheWaitersAtOnce(t *testing.T) {
 	}
 	returned := make(chan error, waiters)
 	for range waiters {
-		go func() { returned <- a.AwaitPlugins(context.Background(), &api.PodSandbox{Namespace: "default", Name: "p"}) }()
+		go func() {
+			returned <- a.AwaitPlugins(context.Background(), &api.PodSandbox{Namespace: "default", Name: "p"})
+		}()
 	}
 	for range waiters {
 		select {
