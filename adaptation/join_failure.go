@@ -31,8 +31,8 @@ func (a *Adaptation) reportJoinFailure(ctx context.Context, kind pluginKind, pid
 	if errors.As(err, &perr) {
 		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
 	}
+	a.readiness.failed(change) // before the log line, so that Readiness agrees with it
 	a.logJoinFailed(change, err)
-	a.readiness.failed(change)
 	a.changes.send(change)
 }
 
