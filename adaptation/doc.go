@@ -117,6 +117,9 @@
 //   - [Adaptation.BlockPluginSync], if the runtime uses it at all, is taken
 //     before the runtime's own lock, never while holding a lock that SyncFn
 //     takes. In that order (block, runtime lock, nrikit) nothing deadlocks.
+//   - [Adaptation.AwaitPlugins], with the readiness gate on, is called before
+//     both, for the same reason: it waits for plugins to join, and they join
+//     only once SyncFn has run.
 //
 // Not avoidable by any library: a plugin that, inside its handler of an event,
 // calls UpdateContainers and waits for the answer, while the runtime holds
@@ -145,7 +148,8 @@
 // plugins claim the same thing), [ErrRemoved] (a setup event for a pod or
 // container already removed; plugins never see it), [ErrPluginTimeout],
 // [ErrPluginClosed], [ErrAlreadyStarted], [ErrStartInterrupted],
-// [ErrStopAbandoned] and [ErrBadSocketPath].
+// [ErrStopAbandoned], [ErrBadSocketPath] and [ErrPluginsNotReady] (a pod's
+// required plugins were missing; see [Adaptation.AwaitPlugins]).
 //
 // # Examples
 //
