@@ -62,6 +62,7 @@ type config struct {
 	syncTimeout    time.Duration
 	linger         time.Duration
 	owners         bool // run nritest's own owners validator (not --no-owners)
+	required       []string
 	meta           workloadMeta
 	json           bool
 	verbose        bool
@@ -131,6 +132,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	durationVar(fs, &c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "give a plugin `DURATION` for each event call, Configure and Shutdown")
 	durationVar(fs, &c.syncTimeout, "sync-timeout", adaptation.DefaultSyncTimeout, "give a plugin `DURATION` for each Synchronize message when it joins")
 	durationVar(fs, &c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
+	fs.Var(listFlag{&c.required}, "required-plugins", "require the plugins `NAME[,NAME...]` as the default validator's required_plugins, and report their readiness")
 	noOwners := fs.Bool("no-owners", false, "leave out nritest's own validator 99-nritest-owners (changes are then not attributed)")
 	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
@@ -196,7 +198,7 @@ func notWithConformance(fs *flag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "linger", "no-owners", "pod-annotation", "pod-label", "container-annotation", "container-label":
+		case "linger", "no-owners", "required-plugins", "pod-annotation", "pod-label", "container-annotation", "container-label":
 			if err == nil {
 				err = fmt.Errorf("--%s does not apply to --conformance", f.Name)
 			}

@@ -36,6 +36,7 @@ type Report struct {
 	Workload      string               `json:"workload"`
 	Metadata      []string             `json:"workload_metadata,omitempty"` // "pod labels: app=demo", ...
 	Linger        string               `json:"linger,omitempty"`            // --linger, "(interrupted)" when cut short
+	Readiness     *ReadinessReport     `json:"readiness,omitempty"`         // with --required-plugins
 	Events        []EventReport        `json:"events"`
 	Outside       []Call               `json:"calls_outside_events,omitempty"`
 	SyncUpdates   []SyncUpdate         `json:"sync_updates,omitempty"`
@@ -154,6 +155,7 @@ func (r *Report) writeText(w io.Writer) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	r.textHeader(tw)
+	r.textReadiness(tw)
 	r.textEvents(tw)
 	r.textSyncUpdates(tw)
 	r.textUnsolicited(tw)

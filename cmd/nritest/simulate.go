@@ -77,6 +77,9 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 		}
 	}
 	changes.lifecycleStarts()
+	if len(cfg.required) > 0 {
+		rep.Readiness = readinessReport(a.Readiness())
+	}
 	rep.Events = d.drive(ctx, rec)
 	return finish()
 }
@@ -123,6 +126,9 @@ func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own
 	}
 	if own != nil {
 		opts = append(opts, adaptation.WithBuiltinPlugins(own.builtin()))
+	}
+	if len(cfg.required) > 0 {
+		opts = append(opts, requiredPluginsOption(cfg.required))
 	}
 	// A tool run again and again on the same WASM plugins should not compile
 	// them every time.
