@@ -429,7 +429,14 @@ func TestAwaitPluginsUnderTheRuntimesLockHints(t *testing.T) {
 // the old one flips nothing.
 func TestReadinessFlipsAndReplacementDoesNotFlicker(t *testing.T) {
 	flips := make(chan adaptation.Readiness, 16)
-	e := newEnv(t, readinessOptions(0, "", adaptation.WithReadinessChanges(func(r adaptation.Readiness) { flips <- r }))...)
+	replaced := make(chan struct{}, 1)
+	e := newEnv(t, readinessOptions(0, "",
+		adaptation.WithReadinessChanges(func(r adaptation.Readiness) { flips <- r }),
+		adaptation.WithPluginChanges(func(c adaptation.PluginChange) {
+			if c.Change == adaptation.PluginLeft && c.Reason == adaptation.ReasonReplaced {
+				replaced <- struct{}{}
+			}
+		}))...)
 	next := func(want bool) adaptation.Readiness {
 		t.Helper()
 		select {
@@ -451,7 +458,11 @@ func TestReadinessFlipsAndReplacementDoesNotFlicker(t *testing.T) {
 	e.waitPlugins(gateID)
 	up := next(true)
 	second := e.external(gateIdx, gateName, testplugin.Config{}) // replaces the first
-	e.waitLoggedMessage("nrikit: plugin replaced by a new instance")
+	select { // the old instance's departure is reported, after Readiness saw it
+	case <-replaced:
+	case <-time.After(waitLimit):
+		t.Fatal("the first instance was not replaced")
+	}
 	if r := e.a.Readiness(); !r.Ready || !r.Since.Equal(up.Since) {
 		t.Errorf("after the replacement: %+v, want ready since %v", r, up.Since)
 	}
@@ -459,7 +470,8 @@ func TestReadinessFlipsAndReplacementDoesNotFlicker(t *testing.T) {
 		t.Fatal(err)
 	}
 	down := next(false)
-	if len(down.Missing) != 1 || down.Missing[0].State != adaptation.MissingLeft || down.Missing[0].Plugin != gateID {
+	if len(down.Missing) != 1 || down.Missing[0].State != adaptation.MissingLeft || down.Missing[0].Plugin != gateID ||
+		!strings.Contains(down.Missing[0].Reason, "connection lost") {
 		t.Errorf("after the plugin was lost: %+v, want it to say gate left", down)
 	}
 	select {
@@ -492,5 +504,36 @@ func TestReadinessConfigRefusals(t *testing.T) {
 		Wait: adaptation.Duration(10 * time.Second), OnTimeout: adaptation.ReadinessProceed, ExemptNamespaces: []string{"kube-system"}}}
 	if _, err := adaptation.New("r", "v", nil, nil, append(ok.Options(), adaptation.WithDisabledExternalConnections())...); err != nil {
 		t.Errorf("New with a valid plugin_readiness: %v", err)
+	}
+}
+
+// RestartPlugin of a required pre-installed plugin does not flip Readiness:
+// its gap is a replacement, as one instance replacing another is.
+func TestReadinessDoesNotFlickerOnRestartPlugin(t *testing.T) {
+	flips := make(chan adaptation.Readiness, 16)
+	e := newEnv(t, readinessOptions(0, "", adaptation.WithReadinessChanges(func(r adaptation.Readiness) { flips <- r }))...)
+	e.preinstall(gateIdx, gateName, testplugin.Config{})
+	e.start()
+	e.waitPlugins(gateID)
+	select {
+	case r := <-flips:
+		if !r.Ready {
+			t.Fatalf("first flip %+v, want ready", r)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("no flip to ready")
+	}
+	if err := e.a.RestartPlugin(context.Background(), gateID); err != nil {
+		t.Fatal(err)
+	}
+	stopping := time.Now()
+	e.stop() // flips to not ready, after any flip the restart made
+	select {
+	case r := <-flips:
+		if r.Ready || r.Since.Before(stopping) {
+			t.Errorf("a flip during RestartPlugin: %+v (Stop began at %v)", r, stopping)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("no flip at Stop")
 	}
 }
