@@ -50,6 +50,12 @@
 // for a runtime to show operators; [WithPluginChanges] reports every plugin
 // that joins, leaves, fails to join or is skipped.
 //
+// With the readiness gate ([WithPluginReadiness], plugin_readiness), the
+// runtime calls [Adaptation.AwaitPlugins] first in its RunPodSandbox, before
+// its own lock, so that a pod waits, within a bound, for its required plugins;
+// [Adaptation.Readiness] says whether the node-level ones are active, as a CRI
+// condition too, and [WithReadinessChanges] tells when that flips.
+//
 // # Plugins
 //
 // Plugins are external processes that connect to the socket

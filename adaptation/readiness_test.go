@@ -458,7 +458,7 @@ func TestReadinessFlipsAndReplacementDoesNotFlicker(t *testing.T) {
 	e.waitPlugins(gateID)
 	up := next(true)
 	second := e.external(gateIdx, gateName, testplugin.Config{}) // replaces the first
-	select { // the old instance's departure is reported, after Readiness saw it
+	select {                                                     // the old instance's departure is reported, after Readiness saw it
 	case <-replaced:
 	case <-time.After(waitLimit):
 		t.Fatal("the first instance was not replaced")
