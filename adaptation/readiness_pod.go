@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// What a pod requires: the default validator's required plugins for it, unless it is exempt.
+
+package adaptation
+
+import (
+	"fmt"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// requirementOf is what a pod requires, nil when it is exempt or the gate
+// is off: its namespace is exempt, or it tolerates missing plugins. It does
+// not allocate for a pod without the validator's annotations.
+func (r *readinessTracker) requirementOf(pod *api.PodSandbox) ([]string, error) {
+	if r.v == nil || !r.on() {
+		return nil, nil
+	}
+	ns := pod.GetNamespace()
+	for _, e := range r.opts.exempt {
+		if ns == e {
+			return nil, nil
+		}
+	}
+	req, err := r.v.ForPod(pod)
+	if err != nil {
+		return nil, fmt.Errorf("%w: pod %s/%s: %w", ErrPluginsNotReady, ns, pod.GetName(), err)
+	}
+	if req.Tolerated {
+		return nil, nil
+	}
+	return req.Plugins, nil
+}
