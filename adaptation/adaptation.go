@@ -99,13 +99,17 @@ type Adaptation struct {
 	refusals     chan struct{} // refused connections being answered (join_refusal.go)
 	syncBackoff  *syncBackoff
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
+	joining      joiningSet  // plugins in their handshake, for Status
+	records      containerRecords
 
 	mu       sync.Mutex // guards the fields below
 	started  bool
 	cancel   context.CancelFunc
 	runCtx   context.Context // what Start launched plugins under; Stop cancels it
 	listener net.Listener
-	wg       sync.WaitGroup // every goroutine the adaptation starts
+	// statusServer is the status endpoint (WithStatusSocket), nil if off.
+	statusServer *statusServer
+	wg           sync.WaitGroup // every goroutine the adaptation starts
 }
 
 // New creates an Adaptation. runtimeName and runtimeVersion are what
@@ -134,6 +138,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
 	a.changes.fn, a.changes.log = o.changes, o.logger
 	a.lifecycle.init()
+	a.records.init(o.containerRecords)
 	return a, nil
 }
 
@@ -151,7 +156,13 @@ func (a *Adaptation) Start(ctx context.Context) error {
 	a.log.WithFields(logrus.Fields{"version": nrikit.Version, "nri_version": a.opts.nriVersion, "runtime": a.runtimeName, "runtime_version": a.runtimeVersion}).
 		Info("nrikit: starting")
 	l, err := a.startPlugins(runCtx)
+	if err == nil {
+		err = a.openStatusSocket(runCtx)
+	}
 	if err != nil {
+		if l != nil {
+			_ = l.Close()
+		}
 		_ = a.Stop(ctx)
 		return err
 	}
@@ -191,6 +202,7 @@ func (a *Adaptation) Stop(ctx context.Context) error {
 	if l != nil {
 		_ = l.Close()
 	}
+	a.closeStatusSocket()
 	if _, ok := ctx.Deadline(); !ok {
 		var done context.CancelFunc
 		ctx, done = context.WithTimeout(ctx, DefaultShutdownGrace)
@@ -222,13 +234,17 @@ type PluginInfo struct {
 func (a *Adaptation) Plugins() []PluginInfo {
 	var out []PluginInfo
 	for _, p := range a.registry.snapshot() {
-		out = append(out, PluginInfo{
-			Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
-			Events: eventNames(p.events), PID: p.conn.pid(), FailurePolicy: p.policy,
-			StateChange: p.compat.stateChange.Load(),
-		})
+		out = append(out, pluginInfo(p))
 	}
 	return out
+}
+
+func pluginInfo(p *plugin) PluginInfo {
+	return PluginInfo{
+		Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
+		Events: eventNames(p.events), PID: p.conn.pid(), FailurePolicy: p.policy,
+		StateChange: p.compat.stateChange.Load(),
+	}
 }
 
 func eventNames(m api.EventMask) []string {
