@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
@@ -187,4 +188,30 @@ func hasChange(st adaptation.Status, plugin string, kind adaptation.ChangeKind, 
 		}
 	}
 	return false
+}
+
+// A plugin still in its handshake is listed as joining, with its pid and
+// phase, and no longer once it gave up.
+func TestStatusJoining(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	cmd := e.external("10", "silent", testplugin.Config{Behaviours: map[string]testplugin.Behaviour{testplugin.KeyRegister: {Hang: true}}})
+	// Nothing signals a connection's arrival: Status is polled until it
+	// lists it.
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(waitLimit)
+	joining := e.a.Status().Joining
+	for len(joining) == 0 {
+		select {
+		case <-deadline:
+			t.Fatal("the connecting plugin is not listed as joining")
+		case <-tick.C:
+		}
+		joining = e.a.Status().Joining
+	}
+	j := joining[0]
+	if j.Plugin != "unregistered" || j.Phase != "register" || j.PID != cmd.Process.Pid || j.Since.IsZero() {
+		t.Errorf("joining %+v, want the unregistered connection of pid %d", j, cmd.Process.Pid)
+	}
 }
