@@ -110,6 +110,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	if a.records.on() {
 		id := req.GetContainer().GetId()
 		a.records.created(req.GetContainer(), result.OwnersOf(id), validators, a.opts.defaultValidator != nil)
+		a.records.updatesMerged(UpdateByCreation, result.Updated(), result.OwnersOf)
 	}
 	return merged, nil
 }

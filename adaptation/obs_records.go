@@ -82,14 +82,17 @@ type ValidationRecord struct {
 
 // Sources of an UpdateRecord.
 const (
-	UpdateByReply  = "UpdateContainer"  // a plugin's reply to UpdateContainer
-	UpdateByPlugin = "UpdateContainers" // an update a plugin sent on its own (unsolicited)
+	UpdateByReply = "UpdateContainer" // a plugin's reply to UpdateContainer
+	// UpdateByCreation: a plugin's reply to the CreateContainer of another
+	// container.
+	UpdateByCreation = "CreateContainer"
+	UpdateByPlugin   = "UpdateContainers" // an update a plugin sent on its own (unsolicited)
 )
 
 // UpdateRecord is one plugin's update of a recorded container.
 type UpdateRecord struct {
 	Time   time.Time    `json:"time"`
-	Source string       `json:"source"` // UpdateByReply or UpdateByPlugin
+	Source string       `json:"source"` // UpdateByReply, UpdateByCreation or UpdateByPlugin
 	Plugin string       `json:"plugin"`
 	Fields []FieldOwner `json:"fields"`
 	// Failed: the runtime reported the unsolicited update failed.
@@ -179,6 +182,13 @@ func (r *containerRecords) removed(id string) {
 	}
 }
 
+func (r *containerRecords) has(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.index[id]
+	return ok
+}
+
 // updated adds one plugin's update of container id, if recorded.
 func (r *containerRecords) updated(id string, u UpdateRecord) {
 	r.mu.Lock()
@@ -197,14 +207,22 @@ func (r *containerRecords) updated(id string, u UpdateRecord) {
 // repliesMerged records the updates UpdateContainer's replies made, one
 // UpdateRecord per plugin and container.
 func (r *containerRecords) repliesMerged(result *merge.Update) {
-	if !r.on() {
-		return
+	if r.on() {
+		r.updatesMerged(UpdateByReply, result.Updated(), result.OwnersOf)
 	}
+}
+
+// updatesMerged records the updates of the containers ids that replies
+// merged, with their owners, from source.
+func (r *containerRecords) updatesMerged(source string, ids []string, ownersOf func(string) merge.ContainerOwners) {
 	now := time.Now()
-	for _, id := range result.Updated() {
+	for _, id := range ids {
+		if !r.has(id) {
+			continue
+		}
 		byPlugin := map[string][]FieldOwner{}
 		var order []string
-		for _, f := range ownedFields(result.OwnersOf(id)) {
+		for _, f := range ownedFields(ownersOf(id)) {
 			if _, ok := byPlugin[f.Plugin]; !ok {
 				order = append(order, f.Plugin)
 			}
@@ -212,7 +230,7 @@ func (r *containerRecords) repliesMerged(result *merge.Update) {
 		}
 		slices.Sort(order)
 		for _, plugin := range order {
-			r.updated(id, UpdateRecord{Time: now, Source: UpdateByReply, Plugin: plugin, Fields: byPlugin[plugin]})
+			r.updated(id, UpdateRecord{Time: now, Source: source, Plugin: plugin, Fields: byPlugin[plugin]})
 		}
 	}
 }

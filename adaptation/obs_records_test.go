@@ -182,3 +182,35 @@ func TestWithContainerRecordsBounds(t *testing.T) {
 		}
 	}
 }
+
+// A plugin's update of another container in its CreateContainer reply is
+// in that container's record.
+func TestContainerRecordUpdateByCreation(t *testing.T) {
+	e := newEnv(t, adaptation.WithContainerRecords(4))
+	e.preinstall("10", "neighbour", testplugin.Config{Events: "createcontainer",
+		CreateUpdates: []testplugin.Update{{ContainerID: "cc-1", CPUShares: 256}}})
+	ctx := context.Background()
+	pod := testPod("cc")
+	// Created before any plugin runs: recorded, changed by none.
+	_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: testContainer("cc-1", pod)})
+	must(t, err)
+	e.start()
+	e.waitPlugins("10-neighbour")
+	_, err = e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: testContainer("cc-2", pod)})
+	must(t, err)
+	rec, ok := e.a.ContainerRecord("cc-1")
+	if !ok {
+		t.Fatal("no record of cc-1")
+	}
+	want := []adaptation.UpdateRecord{{Source: adaptation.UpdateByCreation, Plugin: "10-neighbour",
+		Fields: []adaptation.FieldOwner{{Field: "CPUShares", Plugin: "10-neighbour"}}}}
+	for i := range rec.Updates {
+		rec.Updates[i].Time = time.Time{}
+	}
+	if !reflect.DeepEqual(rec.Updates, want) {
+		t.Errorf("cc-1's updates %+v, want %+v", rec.Updates, want)
+	}
+	if rec, _ := e.a.ContainerRecord("cc-2"); len(rec.Fields) != 0 || len(rec.Updates) != 0 {
+		t.Errorf("cc-2's record %+v: the plugin changed nothing of it", rec)
+	}
+}

@@ -33,6 +33,10 @@ func (c *Create) OwnersOf(id string) ContainerOwners {
 	return c.st.owners.containerOwners(id)
 }
 
+// Updated lists the other containers the replies updated, in order of
+// first sight. It shares the merger's list: the caller must not change it.
+func (c *Create) Updated() []string { return c.st.updates.order }
+
 // Updated lists the containers the replies updated, in order of first
 // sight, the updated container included once a plugin touched it.
 func (u *Update) Updated() []string { return u.st.updates.order }

@@ -47,6 +47,9 @@ type Config struct {
 	// MemoryLimit, when not 0, is the memory limit the CreateContainer
 	// adjustment sets, in bytes.
 	MemoryLimit int64 `json:"memory_limit,omitempty"`
+	// CreateUpdates are updates of other containers returned with every
+	// CreateContainer reply.
+	CreateUpdates []Update `json:"create_updates,omitempty"`
 	// UpdateMemoryLimit, when not 0, is the memory limit the reply to
 	// UpdateContainer sets for the updated container, in bytes.
 	UpdateMemoryLimit int64 `json:"update_memory_limit,omitempty"`

@@ -249,7 +249,7 @@ func (h *Handler) CreateContainer(ctx context.Context, req *api.CreateContainerR
 	if err := h.event(ctx, api.Event_CREATE_CONTAINER, "", req.GetPod(), req.GetContainer()); err != nil {
 		return nil, err
 	}
-	updates := h.invalidUpdates(InvalidUpdate, nil)
+	updates := h.invalidUpdates(InvalidUpdate, containerUpdates(h.cfg.CreateUpdates))
 	if len(h.cfg.Annotations) == 0 && len(h.cfg.Env) == 0 && h.cfg.MemoryLimit == 0 && !h.invalidAs(InvalidAnnotationKey) {
 		return &api.CreateContainerResponse{Update: updates}, nil
 	}
