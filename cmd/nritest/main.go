@@ -61,7 +61,7 @@ type config struct {
 	regTimeout     time.Duration
 	syncTimeout    time.Duration
 	linger         time.Duration
-	owners         bool // run nritest's own owners validator (not --no-owners)
+	owners         bool // keep container records to attribute changes (not --no-owners)
 	meta           workloadMeta
 	json           bool
 	verbose        bool
@@ -83,9 +83,12 @@ the report lists under DEPRECATIONS). --plugin-path replaces them,
 --no-samples leaves them out; --socket alone keeps them next to the
 external plugins.
 
-nritest adds a plugin of its own, 99-nritest-owners: a validator that
-records which plugin set what in each CreateContainer (so that the report
-can attribute changes) and accepts everything. --no-owners leaves it out.
+nritest turns on nrikit's container records, which say which plugin set
+what in each CreateContainer, so that the report attributes changes;
+--no-owners turns them off. The report ends with nrikit's status: each
+plugin's calls per event by outcome, their latency and its last error.
+--status-of PATH prints instead the status a running runtime serves on its
+status socket (status_socket), and exits 1 when it cannot be reached.
 
 --conformance runs a fixed script of lifecycle cases instead, and checks
 every plugin (pre-installed, external or sample) against the lifecycle
@@ -131,7 +134,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	durationVar(fs, &c.requestTimeout, "request-timeout", adaptation.DefaultRequestTimeout, "give a plugin `DURATION` for each event call, Configure and Shutdown")
 	durationVar(fs, &c.syncTimeout, "sync-timeout", adaptation.DefaultSyncTimeout, "give a plugin `DURATION` for each Synchronize message when it joins")
 	durationVar(fs, &c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
-	noOwners := fs.Bool("no-owners", false, "leave out nritest's own validator 99-nritest-owners (changes are then not attributed)")
+	noOwners := fs.Bool("no-owners", false, "keep no container records (changes are then not attributed)")
 	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&c.conformance, "conformance", false, "run the conformance script and check each plugin against the lifecycle contract (see above)")

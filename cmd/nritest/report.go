@@ -82,7 +82,9 @@ type PluginReport struct {
 	Events      []string `json:"events"` // "CreateContainer", "StopContainer": every event it takes
 	AllEvents   bool     `json:"all_events"`
 	StateChange bool     `json:"state_change"`
-	// Own marks nritest's own plugin (99-nritest-owners), not under test.
+	// Own marks a plugin of nritest's own, not under test. The lifecycle
+	// run has none: it takes who changed what from nrikit's container
+	// records, not from a validator of its own.
 	Own bool `json:"own,omitempty"`
 	// About says what a sample plugin, or nritest's own, does.
 	About string `json:"about,omitempty"`
@@ -102,7 +104,7 @@ func pluginReports(infos []adaptation.PluginInfo, about map[string]string) []Plu
 	for _, p := range infos {
 		out = append(out, PluginReport{
 			Plugin: p.Plugin, Kind: p.Kind, Revision: p.Revision, PID: p.PID, Events: p.Events, AllEvents: len(p.Events) == len(api.AllEvents.Events()), StateChange: p.StateChange,
-			Own: p.Plugin == ownersID && p.Kind == adaptation.KindBuiltin, About: about[p.Plugin],
+			About: about[p.Plugin],
 		})
 	}
 	return out
