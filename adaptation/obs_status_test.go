@@ -215,3 +215,31 @@ func TestStatusJoining(t *testing.T) {
 		t.Errorf("joining %+v, want the unregistered connection of pid %d", j, cmd.Process.Pid)
 	}
 }
+
+// Status reads back from its JSON as it was, deprecations included.
+func TestStatusJSONRoundTrip(t *testing.T) {
+	e := newEnv(t)
+	e.preinstall("30", "legacy", testplugin.Config{Legacy: true})
+	e.start()
+	e.waitPlugins("30-legacy")
+	runLifecycle(t, e.a, "rt")
+	st := e.a.Status()
+	if len(st.Deprecations) == 0 {
+		t.Fatal("the legacy plugin has no deprecation")
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back adaptation.Status
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	again, err := json.Marshal(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(b) {
+		t.Errorf("status read back differs:\n%s\nwant\n%s", again, b)
+	}
+}

@@ -67,6 +67,7 @@ type config struct {
 	verbose        bool
 	version        bool
 	conformance    bool
+	statusOf       string // --status-of: the status socket to query
 }
 
 const usageText = `Usage: nritest [flags]
@@ -139,6 +140,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&c.conformance, "conformance", false, "run the conformance script and check each plugin against the lifecycle contract (see above)")
 	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr as they come (default: its warnings, less deprecations, after the report)")
+	fs.StringVar(&c.statusOf, "status-of", "", "print the status a running runtime serves on its status socket `PATH` (status_socket) and exit; only --json goes with it")
 	fs.BoolVar(&c.version, "version", false, "print nritest's version (nrikit's) and the NRI version it announces, and exit")
 	fs.Usage = func() {} // the flag package's error line is enough
 	err := fs.Parse(args)
@@ -147,6 +149,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	}
 	if err == nil && c.conformance {
 		err = notWithConformance(fs)
+	}
+	if err == nil && c.statusOf != "" {
+		err = onlyJSONWithStatusOf(fs)
 	}
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stderr, "nritest: %v\n", err)
@@ -235,6 +240,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case cfg.version:
 		fmt.Fprintf(stdout, "nritest %s (NRI %s, %s)\n", nrikit.Version, adaptation.Version, runtime.Version())
 		return exitOK
+	case cfg.statusOf != "":
+		return printStatusOf(ctx, cfg.statusOf, cfg.json, stdout, stderr)
 	}
 	var quiet []string
 	if cfg.conformance {

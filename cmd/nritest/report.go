@@ -44,6 +44,10 @@ type Report struct {
 	PluginChanges []PluginChangeReport `json:"plugin_changes,omitempty"`
 	Dropped       []string             `json:"dropped,omitempty"` // dropped before the end
 	Deprecations  []DeprecationReport  `json:"deprecations"`
+	// Status is nrikit's Status at the end of the lifecycle, before Stop:
+	// each plugin's calls per event by outcome, latency histograms, last
+	// error (docs/status.md); absent when the runtime did not start.
+	Status *adaptation.Status `json:"status,omitempty"`
 	// Stopped says why the run ended before the lifecycle; the report then
 	// has what was observed until then.
 	Stopped string `json:"stopped,omitempty"`
@@ -162,6 +166,7 @@ func (r *Report) writeText(w io.Writer) error {
 	r.textPlugins(tw)
 	r.textPluginChanges(tw)
 	r.textDeprecations(tw)
+	r.textStatus(tw)
 	r.textSummary(tw)
 	if err := tw.Flush(); err != nil {
 		return err

@@ -441,7 +441,7 @@ func TestSocketWait(t *testing.T) {
 		t.Errorf("no progress line as the plugin joined:\n%s", d.stderr)
 	}
 	rep := parseJSON(t, d.stdout)
-	if len(rep.Active) != 2 || rep.Active[0].Plugin != "50-ext" || rep.Active[0].Kind != "external" {
+	if len(rep.Active) != 1 || rep.Active[0].Plugin != "50-ext" || rep.Active[0].Kind != "external" {
 		t.Errorf("plugins = %+v", rep.Active)
 	}
 	for _, e := range jsonRows(rep) {

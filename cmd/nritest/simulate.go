@@ -44,6 +44,8 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	// finish reports what the run observed, however far it got.
 	finish := func() *Report {
 		rep.Active = pluginReports(a.Plugins(), about)
+		status := a.Status()
+		rep.Status = &status
 		rep.Deprecations = deprecationReports(deps.list())
 		st.setPhase(phaseStopping)
 		stop()
