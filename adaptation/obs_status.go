@@ -30,8 +30,12 @@ type Status struct {
 	// Joining are the connections and plugins still in their handshake.
 	Joining []JoiningPlugin `json:"joining"`
 	// RecentChanges are the last plugin changes (at most
-	// MaxRecentChanges), oldest first, as WithPluginChanges reports them.
+	// MaxRecentChanges), oldest first, as WithPluginChanges reports them,
+	// but for the refused connections.
 	RecentChanges []PluginChange `json:"recent_changes"`
+	// RefusedConnections are the external connections that failed before
+	// or at registration, kept apart from RecentChanges.
+	RefusedConnections RefusedConnections `json:"refused_connections"`
 	// Deprecations is what Adaptation.Deprecations returns.
 	Deprecations []PluginDeprecation `json:"deprecations"`
 	// ContainerRecords counts the containers whose record is kept (see
@@ -129,10 +133,10 @@ func (a *Adaptation) Status() Status {
 		Settings:         a.statusSettings(),
 		Plugins:          []PluginStatus{},
 		Joining:          a.joining.list(),
-		RecentChanges:    a.changes.recent.list(),
 		Deprecations:     a.Deprecations(),
 		ContainerRecords: a.records.len(),
 	}
+	st.RecentChanges, st.RefusedConnections = a.changes.recent.list()
 	if st.Deprecations == nil {
 		st.Deprecations = []PluginDeprecation{}
 	}

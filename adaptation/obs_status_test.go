@@ -179,6 +179,23 @@ func TestStatusRecentChanges(t *testing.T) {
 	if calls := pluginStatus(t, st, "50-ext").Calls; len(calls) != 0 {
 		t.Errorf("the replacing instance starts with counts %+v, want none", calls)
 	}
+
+	// A flood of connections that never register is kept apart: it does
+	// not push the crash out.
+	const refused = adaptation.MaxRecentChanges + 2
+	for i := range refused {
+		// One at a time: connections of one process registering at once
+		// are bounded, and those beyond the bound are refused unreported.
+		dialSocket(t, e.socket).Close()
+		changes.waitFor(t, "unregistered", i+1)
+	}
+	st = e.a.Status()
+	if !hasChange(st, "20-crashes", adaptation.PluginLeft, "exit status 3") {
+		t.Errorf("refused connections pushed the crash out of the recent changes: %+v", st.RecentChanges)
+	}
+	if r := st.RefusedConnections; r.Total != refused || len(r.Last) != adaptation.MaxRecentRefused || r.Last[0].Plugin != "unregistered" {
+		t.Errorf("refused connections %d, last %d (%+v); want %d and the last %d", r.Total, len(r.Last), r.Last, refused, adaptation.MaxRecentRefused)
+	}
 }
 
 func hasChange(st adaptation.Status, plugin string, kind adaptation.ChangeKind, reason string) bool {
