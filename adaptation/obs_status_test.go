@@ -5,6 +5,7 @@ package adaptation_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -258,5 +259,65 @@ func TestStatusJSONRoundTrip(t *testing.T) {
 	}
 	if string(again) != string(b) {
 		t.Errorf("status read back differs:\n%s\nwant\n%s", again, b)
+	}
+}
+
+// Status and ContainerRecord may be called at any time: while events flow,
+// records are evicted and plugins come and go (run with -race).
+func TestStatusWhileEventsFlow(t *testing.T) {
+	e := newEnv(t, adaptation.WithContainerRecords(2))
+	e.preinstall("10", "labels", testplugin.Config{Annotations: map[string]string{"a": "b"}})
+	e.start()
+	e.external("50", "ext", testplugin.Config{})
+	e.waitPlugins("10-labels", "50-ext")
+	done := make(chan struct{})
+	readers := make(chan error, 2)
+	for range 2 {
+		go func() {
+			reads := 0
+			for {
+				select {
+				case <-done:
+					if reads == 0 {
+						readers <- errors.New("no status read while the events flowed")
+						return
+					}
+					readers <- nil
+					return
+				default:
+				}
+				st := e.a.Status()
+				if _, err := json.Marshal(st); err != nil {
+					readers <- err
+					return
+				}
+				for _, p := range st.Plugins {
+					for _, c := range p.Calls {
+						var n uint64
+						for _, b := range c.Latency.Buckets {
+							n += b.Count
+						}
+						if n != c.Total {
+							readers <- fmt.Errorf("%s %s: %d calls, %d in the histogram", p.Plugin, c.Event, c.Total, n)
+							return
+						}
+					}
+				}
+				e.a.ContainerRecord("flow0-c1")
+				reads++
+			}
+		}()
+	}
+	for i := range 4 {
+		runLifecycle(t, e.a, fmt.Sprintf("flow%d", i))
+		if i == 1 {
+			e.external("50", "ext", testplugin.Config{}) // replaces the first instance
+		}
+	}
+	close(done)
+	for range 2 {
+		if err := <-readers; err != nil {
+			t.Error(err)
+		}
 	}
 }
