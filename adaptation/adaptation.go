@@ -98,9 +98,10 @@ type Adaptation struct {
 	admission    *admission    // external connections registering
 	refusals     chan struct{} // refused connections being answered (join_refusal.go)
 	syncBackoff  *syncBackoff
-	updateCalls  updateCalls      // the runtime's UpdateFn calls in progress
-	joining      joiningSet       // plugins in their handshake, for Status
-	records      containerRecords // who changed which container (ContainerRecord)
+	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
+
+	joining joiningSet       // plugins in their handshake, for Status
+	records containerRecords // who changed which container (ContainerRecord)
 
 	mu       sync.Mutex // guards the fields below
 	started  bool
