@@ -108,9 +108,11 @@ type Adaptation struct {
 	cancel   context.CancelFunc
 	runCtx   context.Context // what Start launched plugins under; Stop cancels it
 	listener net.Listener
-	// statusServer is the status endpoint (WithStatusSocket), nil if off.
+	wg       sync.WaitGroup // every goroutine the adaptation starts
+
+	// statusServer is the status endpoint (WithStatusSocket), nil if off;
+	// guarded by mu.
 	statusServer *statusServer
-	wg           sync.WaitGroup // every goroutine the adaptation starts
 }
 
 // New creates an Adaptation. runtimeName and runtimeVersion are what
