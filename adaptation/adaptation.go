@@ -231,22 +231,24 @@ type PluginInfo struct {
 	PID           int           `json:"pid,omitempty"`
 	FailurePolicy FailurePolicy `json:"failure_policy"`
 	StateChange   bool          `json:"state_change"`
+	// RequestTimeout bounds each call to the plugin.
+	RequestTimeout Duration `json:"request_timeout"`
 }
 
 // Plugins lists the active plugins in dispatch order.
 func (a *Adaptation) Plugins() []PluginInfo {
 	var out []PluginInfo
 	for _, p := range a.registry.snapshot() {
-		out = append(out, pluginInfo(p))
+		out = append(out, a.pluginInfo(p))
 	}
 	return out
 }
 
-func pluginInfo(p *plugin) PluginInfo {
+func (a *Adaptation) pluginInfo(p *plugin) PluginInfo {
 	return PluginInfo{
 		Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
 		Events: eventNames(p.events), PID: p.conn.pid(), FailurePolicy: p.policy,
-		StateChange: p.compat.stateChange.Load(),
+		StateChange: p.compat.stateChange.Load(), RequestTimeout: Duration(a.opts.request),
 	}
 }
 

@@ -61,14 +61,12 @@ type StatusSettings struct {
 	StatusSocket string `json:"status_socket"`
 }
 
-// PluginStatus is one active plugin: what Plugins says of it, and how its
-// calls went. Its counters belong to this instance: one that replaces it
+// PluginStatus is one active plugin: what Plugins says of it (its effective
+// request timeout and failure policy included), and how its calls went. Its counters belong to this instance: one that replaces it
 // starts at zero, and the old one's leaving is in RecentChanges.
 type PluginStatus struct {
 	PluginInfo
 	JoinedAt time.Time `json:"joined_at"`
-	// RequestTimeout is the timeout its event calls get.
-	RequestTimeout Duration `json:"request_timeout"`
 	// LastError is its last failed call, nil if none failed.
 	LastError *PluginLastError `json:"last_error,omitempty"`
 	// Calls are its calls per event, in event order; events it was never
@@ -141,7 +139,7 @@ func (a *Adaptation) Status() Status {
 		st.Deprecations = []PluginDeprecation{}
 	}
 	for _, p := range a.registry.snapshot() {
-		ps := PluginStatus{PluginInfo: pluginInfo(p), RequestTimeout: Duration(a.opts.request)}
+		ps := PluginStatus{PluginInfo: a.pluginInfo(p)}
 		p.stats.snapshot(&ps)
 		st.Plugins = append(st.Plugins, ps)
 	}
