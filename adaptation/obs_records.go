@@ -243,6 +243,9 @@ func (r *containerRecords) unsolicited(plugin string, updates, failed []*api.Con
 	}
 	now := time.Now()
 	for _, u := range updates {
+		if !r.has(u.GetContainerId()) {
+			continue // merged only to name fields, for a record
+		}
 		owners, err := merge.UpdateOwners(plugin, u)
 		if err != nil {
 			continue // not mergeable: no field to name
