@@ -101,12 +101,19 @@ type Adaptation struct {
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 	readiness    readinessTracker
 
+	joining joiningSet       // plugins in their handshake, for Status
+	records containerRecords // who changed which container (ContainerRecord)
+
 	mu       sync.Mutex // guards the fields below
 	started  bool
 	cancel   context.CancelFunc
 	runCtx   context.Context // what Start launched plugins under; Stop cancels it
 	listener net.Listener
 	wg       sync.WaitGroup // every goroutine the adaptation starts
+
+	// statusServer is the status endpoint (WithStatusSocket), nil if off;
+	// guarded by mu.
+	statusServer *statusServer
 }
 
 // New creates an Adaptation. runtimeName and runtimeVersion are what
@@ -139,6 +146,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 	a.changes.fn, a.changes.log = o.changes, o.logger
 	a.lifecycle.init()
 	a.readiness.init(a)
+	a.records.init(o.containerRecords)
 	return a, nil
 }
 
@@ -156,7 +164,13 @@ func (a *Adaptation) Start(ctx context.Context) error {
 	a.log.WithFields(logrus.Fields{"version": nrikit.Version, "nri_version": a.opts.nriVersion, "runtime": a.runtimeName, "runtime_version": a.runtimeVersion}).
 		Info("nrikit: starting")
 	l, err := a.startPlugins(runCtx)
+	if err == nil {
+		err = a.openStatusSocket(runCtx)
+	}
 	if err != nil {
+		if l != nil {
+			_ = l.Close()
+		}
 		_ = a.Stop(ctx)
 		return err
 	}
@@ -197,6 +211,7 @@ func (a *Adaptation) Stop(ctx context.Context) error {
 	if l != nil {
 		_ = l.Close()
 	}
+	a.closeStatusSocket()
 	if _, ok := ctx.Deadline(); !ok {
 		var done context.CancelFunc
 		ctx, done = context.WithTimeout(ctx, DefaultShutdownGrace)
@@ -222,19 +237,25 @@ type PluginInfo struct {
 	PID           int           `json:"pid,omitempty"`
 	FailurePolicy FailurePolicy `json:"failure_policy"`
 	StateChange   bool          `json:"state_change"`
+	// RequestTimeout bounds each call to the plugin.
+	RequestTimeout Duration `json:"request_timeout"`
 }
 
 // Plugins lists the active plugins in dispatch order.
 func (a *Adaptation) Plugins() []PluginInfo {
 	var out []PluginInfo
 	for _, p := range a.registry.snapshot() {
-		out = append(out, PluginInfo{
-			Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
-			Events: eventNames(p.events), PID: p.conn.pid(), FailurePolicy: p.policy,
-			StateChange: p.compat.stateChange.Load(),
-		})
+		out = append(out, a.pluginInfo(p))
 	}
 	return out
+}
+
+func (a *Adaptation) pluginInfo(p *plugin) PluginInfo {
+	return PluginInfo{
+		Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
+		Events: eventNames(p.events), PID: p.conn.pid(), FailurePolicy: p.policy,
+		StateChange: p.compat.stateChange.Load(), RequestTimeout: Duration(a.opts.request),
+	}
 }
 
 func eventNames(m api.EventMask) []string {

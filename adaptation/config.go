@@ -39,6 +39,12 @@ type Config struct {
 	// WASMCompilationCacheDir keeps WASM plugins' compiled code across
 	// restarts; "" keeps it in memory only.
 	WASMCompilationCacheDir string `json:"wasm_compilation_cache_dir,omitempty" toml:"wasm_compilation_cache_dir"`
+	// ContainerRecords keeps the record of which plugin changed what for
+	// this many containers (Adaptation.ContainerRecord); 0 keeps none.
+	ContainerRecords int `json:"container_records,omitempty" toml:"container_records"`
+	// StatusSocket serves Status over HTTP on this unix socket; "" serves
+	// none.
+	StatusSocket string `json:"status_socket,omitempty" toml:"status_socket"`
 }
 
 // DefaultConfig returns a Config with every default filled in: the same
@@ -94,6 +100,10 @@ func (c Config) Options() []Option {
 		opts = append(opts, WithWASMMemoryLimit(c.WASMMemoryLimit))
 	}
 	addString(c.WASMCompilationCacheDir, WithWASMCompilationCacheDir)
+	if c.ContainerRecords != 0 {
+		opts = append(opts, WithContainerRecords(c.ContainerRecords))
+	}
+	addString(c.StatusSocket, WithStatusSocket)
 	return append(opts, WithDefaultFailurePolicy(c.FailurePolicy))
 }
 

@@ -105,6 +105,7 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	defer s.a.updateCalls.leave()
 	var failed []*api.ContainerUpdate
 	byRuntime(func() { failed, err = s.a.updateFn(ctx, updates) })
+	s.a.records.unsolicited(p.id, updates, failed)
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")
 	}

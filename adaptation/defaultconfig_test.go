@@ -111,3 +111,28 @@ func TestSocketGroupConfigKey(t *testing.T) {
 		t.Errorf("the default config gives socket group %+v, want none", g)
 	}
 }
+
+func TestStatusConfigKeys(t *testing.T) {
+	var c Config
+	data := `{"container_records": 100, "status_socket": "/run/nri/status.sock"}`
+	if err := json.Unmarshal([]byte(data), &c); err != nil {
+		t.Fatal(err)
+	}
+	o := configured(t, c)
+	if o.containerRecords != 100 || o.statusSocket != "/run/nri/status.sock" {
+		t.Errorf("%s gives container records %d, status socket %q", data, o.containerRecords, o.statusSocket)
+	}
+	if d := configured(t, *DefaultConfig()); d.containerRecords != 0 || d.statusSocket != "" {
+		t.Errorf("the default config turns on records (%d) or the status socket (%q)", d.containerRecords, d.statusSocket)
+	}
+	o = defaultOptions()
+	for _, opt := range (Config{ContainerRecords: -1}).Options() {
+		if err := opt(&o); err != nil {
+			if !strings.Contains(err.Error(), "container_records") {
+				t.Errorf("container_records -1 fails with %q, which does not name the key", err)
+			}
+			return
+		}
+	}
+	t.Error("container_records -1 was accepted")
+}

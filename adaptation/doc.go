@@ -48,7 +48,12 @@
 // revision, pid, subscribed events by name, failure policy, StateChange use)
 // and [Adaptation.Deprecations] the deprecated behaviour of connected plugins,
 // for a runtime to show operators; [WithPluginChanges] reports every plugin
-// that joins, leaves, fails to join or is skipped.
+// that joins, leaves, fails to join or is skipped. [Adaptation.Status] puts
+// it all in one JSON-encodable snapshot, with each plugin's calls by event
+// and outcome, latency histograms and last error, the connections still
+// joining and the recent changes; [Adaptation.ContainerRecord] says which
+// plugin changed which field of a container ([WithContainerRecords]), and
+// [WithStatusSocket] serves both over HTTP on a unix socket.
 //
 // With the readiness gate ([WithPluginReadiness], plugin_readiness), the
 // runtime calls [Adaptation.AwaitPlugins] first in its RunPodSandbox, before

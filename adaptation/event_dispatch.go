@@ -93,6 +93,7 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 	if err == nil {
 		took := time.Since(start)
 		a.opts.metrics.PluginInvoked(p.id, ev, OutcomeOK, took)
+		p.stats.record(ev, OutcomeOK, took)
 		if p.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
 			p.logCtx(ctx).WithFields(logrus.Fields{"event": ev.Name(), "took": took}).Debug("nrikit: plugin handled the event")
 		}
@@ -102,7 +103,10 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 	if m, ok := a.opts.metrics.(CallFailureMetrics); ok {
 		m.PluginCallFailed(p.id, ev, f.outcome(), err)
 	}
-	a.opts.metrics.PluginInvoked(p.id, ev, f.outcome(), time.Since(start))
+	took := time.Since(start)
+	a.opts.metrics.PluginInvoked(p.id, ev, f.outcome(), took)
+	p.stats.failed(ev, f.outcome(), err)
+	p.stats.record(ev, f.outcome(), took)
 	return a.applyPolicy(ctx, pol, ev, p, fp, f, err)
 }
 

@@ -53,8 +53,8 @@ func BenchmarkCreateContainerFanOut(b *testing.B) {
 	benchCreateContainer(b, dispatchCase{3, true})
 }
 
-func benchCreateContainer(b *testing.B, c dispatchCase) {
-	e := newBenchEnv(b, c)
+func benchCreateContainer(b *testing.B, c dispatchCase, opts ...adaptation.Option) {
+	e := newBenchEnv(b, c, opts...)
 	ctx := context.Background()
 	pods, ctrs := fakenode.Node(1, b.N)
 	pod := pods[0]
@@ -146,9 +146,9 @@ func reportCPU(b *testing.B) (stop func()) {
 
 // newBenchEnv starts a runtime with c's plugins, pre-installed, each adding
 // an annotation and an env variable to every container it sees created.
-func newBenchEnv(b *testing.B, c dispatchCase) *env {
+func newBenchEnv(b *testing.B, c dispatchCase, opts ...adaptation.Option) *env {
 	b.Helper()
-	e := newEnv(b, adaptation.WithLogger(productionLogger()))
+	e := newEnv(b, append([]adaptation.Option{adaptation.WithLogger(productionLogger())}, opts...)...)
 	e.metrics.quiet()
 	events := "all"
 	if !c.validating {

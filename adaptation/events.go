@@ -110,6 +110,11 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		return nil, err
 	}
 	a.logDiscarded(ctx, api.Event_CREATE_CONTAINER, result.Discarded())
+	if a.records.on() {
+		id := req.GetContainer().GetId()
+		a.records.created(req.GetContainer(), result.OwnersOf(id), validators, a.opts.defaultValidator != nil)
+		a.records.updatesMerged(UpdateByCreation, result.Updated(), result.OwnersOf)
+	}
 	return merged, nil
 }
 
@@ -152,6 +157,7 @@ func (a *Adaptation) UpdateContainer(ctx context.Context, req *api.UpdateContain
 		return nil, err
 	}
 	a.logDiscarded(ctx, api.Event_UPDATE_CONTAINER, result.Discarded())
+	a.records.repliesMerged(result)
 	return result.Response(), nil
 }
 
@@ -186,6 +192,7 @@ func (a *Adaptation) RemoveContainer(ctx context.Context, req *api.RemoveContain
 	a.stopContainer(ctx, req.GetPod(), req.GetContainer())
 	err := relay(ctx, a, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
 	a.lifecycle.containerRemoved(req.GetContainer())
+	a.records.removed(req.GetContainer().GetId())
 	return err
 }
 

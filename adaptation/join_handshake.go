@@ -31,6 +31,8 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		}
 		return &PluginError{Plugin: candidateID(cand), Op: phaseRegister, Err: err}
 	}
+	joining := a.joining.begin(candidateID(cand), conn.pid(), phaseRegister)
+	defer joining.end()
 	reg, err := rs.await(ctx, a.opts.registration, conn.lost(), conn.unanswered)
 	if err != nil {
 		err = withExitStatus(withTrunkError(err, conn), conn)
@@ -49,6 +51,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	p.speak(rev)
 	p.config = config
 	p.arrived = arrived
+	p.joining = joining
 	conn.registered(p.log)
 	if err := rs.attach(p); err != nil {
 		return a.abandon(p, phaseRegister, err)
@@ -73,10 +76,16 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	if p.inProcess() {
 		p.arrived = a.lifecycle.now()
 	}
+	if p.joining == nil {
+		p.joining = a.joining.begin(p.id, p.conn.pid(), phaseConfigure)
+	}
+	defer p.joining.end()
 	a.observe(p)
+	p.joining.enter(p.id, phaseConfigure)
 	if err := a.configure(ctx, p); err != nil {
 		return a.abandon(p, phaseConfigure, err)
 	}
+	p.joining.enter(p.id, phaseSynchronize)
 	synchronized := a.readiness.synchronizing(p)
 	err := a.synchronizeAndJoin(ctx, p)
 	synchronized()

@@ -72,9 +72,10 @@ type PluginChange struct {
 // changeFeed hands changes to the runtime's callback one at a time, so that
 // the callback sees a plugin's changes in order and needs no lock of its own.
 type changeFeed struct {
-	mu  sync.Mutex
-	fn  func(PluginChange)
-	log *logrus.Entry
+	mu     sync.Mutex
+	fn     func(PluginChange)
+	log    *logrus.Entry
+	recent recentChanges // for Status
 }
 
 // send hands c to the callback. The callback is called on nrikit's
@@ -82,10 +83,11 @@ type changeFeed struct {
 // in it is not let end the process: it is logged with its stack and
 // returned.
 func (f *changeFeed) send(c PluginChange) (err error) {
+	c.Time = time.Now()
+	f.recent.add(c)
 	if f.fn == nil {
 		return nil
 	}
-	c.Time = time.Now()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	defer func() {
@@ -112,6 +114,7 @@ func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {
 // should not take its events.
 func (a *Adaptation) reportJoined(p *plugin) {
 	a.readiness.joined(p)
+	p.stats.joined(time.Now())
 	err := a.changes.send(changeOf(PluginJoined, p, "", ""))
 	close(p.joinReported)
 	if pe := panicIn(err); pe != nil {

@@ -59,6 +59,8 @@ type options struct {
 	wasm             wasmOptions
 	callObserver     func(PluginCall) // nil: plugin calls are not wrapped
 	pluginOutput     PluginOutput
+	containerRecords int    // containers whose record is kept; 0: none
+	statusSocket     string // the status endpoint's path; "": off
 }
 
 func defaultOptions() options {

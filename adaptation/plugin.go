@@ -88,6 +88,8 @@ type plugin struct {
 	// about a call the runtime made (logCtx).
 	logFromContext func(context.Context) *logrus.Entry
 	slowLog        *ratelog.Limiter // lines about answers late but in time
+	stats          *pluginStats     // its calls, for Status
+	joining        *joinEntry       // its handshake, while in it, for Status
 
 	// arrived is the lifecycle clock when it connected (in-process: when its
 	// handshake began); its sync bridges only what happened since (lifecycle_unlisted.go).
@@ -116,6 +118,7 @@ func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn tr
 		rev:          revV1alpha1,
 		log:          log.WithField("plugin", id),
 		slowLog:      newSlowLog(),
+		stats:        &pluginStats{},
 	}
 }
 

@@ -41,6 +41,9 @@ const (
 	soakGoroutineGrowth = 40
 	soakHeapGrowth      = 16 << 20
 	soakRSSGrowth       = 48 << 20
+	// soakRecords is the container records' cap: below the containers the
+	// workers keep alive at once, so that records are evicted all along.
+	soakRecords = 2
 )
 
 // soakChaosEvents are what the misbehaving plugin takes: not
@@ -80,7 +83,7 @@ func TestSoak(t *testing.T) {
 	restore := std.capture(logrus.StandardLogger())
 	defer restore()
 	e := newEnv(t, adaptation.WithRequestTimeout(soakRequestTimeout), adaptation.WithRegistrationTimeout(time.Second),
-		adaptation.WithLogger(logs.logger()))
+		adaptation.WithLogger(logs.logger()), adaptation.WithContainerRecords(soakRecords))
 	e.store.onUpdate = rt.update
 	e.preinstall("10", "alpha", testplugin.Config{})
 	e.preinstall("30", "gamma", testplugin.Config{})
@@ -91,7 +94,7 @@ func TestSoak(t *testing.T) {
 	stopAttack := startAttacker(t, e)
 	e.waitPluginsInclude("10-alpha", "20-chaos", "30-gamma")
 
-	s := &soakStats{max: map[string]time.Duration{}}
+	s := &soakStats{max: map[string]time.Duration{}, a: e.a}
 	start := time.Now()
 	var checkpoint soakSample
 	next := atomic.Int64{}
@@ -142,6 +145,7 @@ func TestSoak(t *testing.T) {
 	bound := 4*soakRequestTimeout + time.Second
 	s.report(t, bound)
 	checkGrowth(t, checkpoint, final)
+	s.checkRecords(t)
 	checkHealthyRecords(t, e, lifecycles)
 	if active := pluginIDs(e.a); !slices.Contains(active, "10-alpha") || !slices.Contains(active, "30-gamma") {
 		t.Errorf("a healthy plugin was dropped: active %v", active)
@@ -153,6 +157,37 @@ type soakStats struct {
 	calls atomic.Int64
 	mu    sync.Mutex
 	max   map[string]time.Duration
+	a     *adaptation.Adaptation
+	// The container records kept, as Status counts them after each
+	// creation: the most seen, how often at the cap, creations without a
+	// record of their own.
+	maxRecords, atCap, unrecorded int
+}
+
+// countRecords checks the records after container id was created.
+func (s *soakStats) countRecords(id string) {
+	_, ok := s.a.ContainerRecord(id)
+	n := s.a.Status().ContainerRecords
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.maxRecords = max(s.maxRecords, n)
+	if n == soakRecords {
+		s.atCap++
+	}
+	if !ok {
+		s.unrecorded++
+	}
+}
+
+func (s *soakStats) checkRecords(t *testing.T) {
+	t.Logf("soak: container records: at most %d kept (cap %d), at the cap after %d creations, %d creations unrecorded",
+		s.maxRecords, soakRecords, s.atCap, s.unrecorded)
+	if s.maxRecords > soakRecords || s.atCap == 0 || s.unrecorded > 0 {
+		t.Errorf("soak: container records went beyond their cap %d, never reached it, or missed a creation", soakRecords)
+	}
+	if n := s.a.Status().ContainerRecords; n != 0 {
+		t.Errorf("soak: %d container records left after every container was removed", n)
+	}
 }
 
 func (s *soakStats) call(rt *lockingRuntime, name string, fn func() error) error {
@@ -216,6 +251,9 @@ func (s *soakStats) lifecycle(rt *lockingRuntime, a *adaptation.Adaptation, id s
 		steps = append(steps,
 			soakStep{"CreateContainer", func() error {
 				_, err := a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: c})
+				if err == nil {
+					s.countRecords(c.GetId())
+				}
 				return err
 			}},
 			soakStep{"PostCreateContainer", func() error {

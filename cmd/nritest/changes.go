@@ -21,8 +21,8 @@ import (
 // Change is one line of what the plugins asked the runtime to change.
 type Change struct {
 	// Plugin is who asked for it, when known: only CreateContainer changes
-	// are attributed, from what nritest's owners validator was told. OCI
-	// hooks accumulate, so theirs may be "10-a, 20-b".
+	// are attributed, from nrikit's container records. OCI hooks
+	// accumulate, so theirs may be "10-a, 20-b".
 	Plugin string     `json:"plugin,omitempty"`
 	What   ChangeKind `json:"what"`
 	// Container is the ID of the container changed.

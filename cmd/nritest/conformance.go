@@ -27,7 +27,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	w := newConformanceWorkload()
 	w.preexisting(st)
 	liveAtStart := st.liveIDs()
-	sess, err := startSession(ctx, cfg, log, stderr, st, nil,
+	sess, err := startSession(ctx, cfg, log, stderr, st, false,
 		adaptation.WithBuiltinPlugins(failerPlugin{}.builtin()), adaptation.WithPluginCallObserver(tap.observe))
 	defer sess.cleanup()
 	rep.PluginSource = sess.source

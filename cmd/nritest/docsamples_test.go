@@ -34,8 +34,8 @@ var docSamples = []struct {
 
 // TestDocSamples: the output docs/nritest.md shows for each mode is what
 // nritest prints, but for what changes from run to run (latencies, pids,
-// times, temporary paths, the order in which validators answered), and the
-// page holds exactly the committed sample.
+// latency buckets, times, temporary paths, the order in which validators
+// answered), and the page holds exactly the committed sample.
 func TestDocSamples(t *testing.T) {
 	t.Run("runs", func(t *testing.T) {
 		for _, s := range docSamples {
@@ -115,20 +115,23 @@ func pageSample(page, file string) (text string, start, end int, ok bool) {
 
 var (
 	maskLatency = regexp.MustCompile(`\b\d+\.\d+ms\b`)
+	// maskBuckets: which latency buckets a STATUS row's calls fell in.
+	maskBuckets = regexp.MustCompile(`\[(≤[^\]]*|>30s[^\]]*)\]$`)
 	maskTime    = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
 	maskTemp    = regexp.MustCompile(`(/[^\s/]+)*/nritest-\d+`)
 	maskPID     = regexp.MustCompile(`\b(pre-installed|external|builtin|wasm) (v1alpha1|v1beta1|-) \d+\b`)
 )
 
 // maskRun reduces a report to what does not change from run to run:
-// latencies, times, temporary paths and pids are masked, column padding is
-// one space, and the calls of a validation row, which validators answer at
-// once, are sorted.
+// latencies, latency buckets, times, temporary paths and pids are masked,
+// column padding is one space, and the calls of a validation row, which
+// validators answer at once, are sorted.
 func maskRun(report string) string {
 	var lines []string
 	for _, line := range strings.Split(report, "\n") {
 		line = strings.Join(strings.Fields(line), " ")
 		line = maskLatency.ReplaceAllString(line, "N.NNms")
+		line = maskBuckets.ReplaceAllString(line, "[BUCKETS]")
 		line = maskTime.ReplaceAllString(line, "TIME")
 		line = maskTemp.ReplaceAllString(line, "TMP/nritest-N")
 		line = maskPID.ReplaceAllString(line, "$1 $2 PID")

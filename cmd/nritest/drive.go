@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -41,7 +42,7 @@ type step struct {
 type driver struct {
 	a      *adaptation.Adaptation
 	st     *store
-	owners *ownersPlugin // nil: changes are not attributed
+	owners bool // read who changed what from container records
 	pause  func(context.Context)
 	pod    *api.PodSandbox
 	ctrs   []*api.Container
@@ -205,13 +206,17 @@ func (d *driver) runPod() step {
 func (d *driver) create(c *api.Container) step {
 	return d.ctrStep(api.Event_CREATE_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		d.st.putContainer(d.set(c, api.ContainerState_CONTAINER_UNKNOWN))
+		since := time.Now()
 		rsp, err := d.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: d.podCopy(), Container: d.set(c, api.ContainerState_CONTAINER_CREATED)})
-		owners := d.owners.take(c.Id) // also when another validator rejected
 		if err != nil {
 			d.st.removeContainer(c.Id)
 			return nil, err
 		}
 		d.st.putContainer(c)
+		var owners *api.OwningPlugins
+		if d.owners {
+			owners = recordedOwners(d.a, c.Id, rsp, since)
+		}
 		return createChanges(c.Id, rsp, owners), nil
 	})
 }

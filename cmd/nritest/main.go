@@ -61,13 +61,14 @@ type config struct {
 	regTimeout     time.Duration
 	syncTimeout    time.Duration
 	linger         time.Duration
-	owners         bool // run nritest's own owners validator (not --no-owners)
+	owners         bool // keep container records to attribute changes (not --no-owners)
 	required       []string
 	meta           workloadMeta
 	json           bool
 	verbose        bool
 	version        bool
 	conformance    bool
+	statusOf       string // --status-of: the status socket to query
 }
 
 const usageText = `Usage: nritest [flags]
@@ -84,9 +85,12 @@ the report lists under DEPRECATIONS). --plugin-path replaces them,
 --no-samples leaves them out; --socket alone keeps them next to the
 external plugins.
 
-nritest adds a plugin of its own, 99-nritest-owners: a validator that
-records which plugin set what in each CreateContainer (so that the report
-can attribute changes) and accepts everything. --no-owners leaves it out.
+nritest turns on nrikit's container records, which say which plugin set
+what in each CreateContainer, so that the report attributes changes;
+--no-owners turns them off. The report ends with nrikit's status: each
+plugin's calls per event by outcome, their latency and its last error.
+--status-of PATH prints instead the status a running runtime serves on its
+status socket (status_socket), and exits 1 when it cannot be reached.
 
 --conformance runs a fixed script of lifecycle cases instead, and checks
 every plugin (pre-installed, external or sample) against the lifecycle
@@ -133,11 +137,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	durationVar(fs, &c.syncTimeout, "sync-timeout", adaptation.DefaultSyncTimeout, "give a plugin `DURATION` for each Synchronize message when it joins")
 	durationVar(fs, &c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
 	fs.Var(listFlag{&c.required}, "required-plugins", "require the plugins `NAME[,NAME...]` as the default validator's required_plugins, and report their readiness")
-	noOwners := fs.Bool("no-owners", false, "leave out nritest's own validator 99-nritest-owners (changes are then not attributed)")
+	noOwners := fs.Bool("no-owners", false, "keep no container records (changes are then not attributed)")
 	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&c.conformance, "conformance", false, "run the conformance script and check each plugin against the lifecycle contract (see above)")
 	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr as they come (default: its warnings, less deprecations, after the report)")
+	fs.StringVar(&c.statusOf, "status-of", "", "print the status a running runtime serves on its status socket `PATH` (status_socket) and exit; only --json goes with it")
 	fs.BoolVar(&c.version, "version", false, "print nritest's version (nrikit's) and the NRI version it announces, and exit")
 	fs.Usage = func() {} // the flag package's error line is enough
 	err := fs.Parse(args)
@@ -146,6 +151,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	}
 	if err == nil && c.conformance {
 		err = notWithConformance(fs)
+	}
+	if err == nil && c.statusOf != "" {
+		err = onlyJSONWithStatusOf(fs)
 	}
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stderr, "nritest: %v\n", err)
@@ -234,6 +242,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case cfg.version:
 		fmt.Fprintf(stdout, "nritest %s (NRI %s, %s)\n", nrikit.Version, adaptation.Version, runtime.Version())
 		return exitOK
+	case cfg.statusOf != "":
+		return printStatusOf(ctx, cfg.statusOf, cfg.json, stdout, stderr)
 	}
 	var quiet []string
 	if cfg.conformance {

@@ -204,7 +204,7 @@ func TestHelp(t *testing.T) {
 		t.Errorf("-h: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	for _, want := range []string{
-		"-no-samples", "the samples still run unless --no-samples", "-no-owners", "99-nritest-owners",
+		"-no-samples", "the samples still run unless --no-samples", "-no-owners", "-status-of PATH",
 		"-linger DURATION", "-registration-timeout DURATION", "-request-timeout DURATION", "-sync-timeout DURATION",
 		"DURATION to register", "DURATION for each event call", "DURATION for each Synchronize message", "-pod-annotation KEY=VALUE", "-pod-label KEY=VALUE",
 		"-container-annotation [CONTAINER:]KEY=VALUE", "-container-label [CONTAINER:]KEY=VALUE",

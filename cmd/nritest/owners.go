@@ -3,83 +3,74 @@
 package main
 
 import (
-	"context"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
 )
 
-// nritest's own plugin, which lets the report say which plugin changed what
-// in a CreateContainer. The merged response the runtime gets does not say,
-// but validators are told: ValidateContainerAdjustment carries the owner of
-// every field and entry. So nritest runs a built-in validator that records
-// the owners it is sent and accepts everything. It shows in the plugin list
-// and the calls (validators also see it among the plugins); --no-owners
-// leaves it out.
+// Which plugin changed what, for the report. The merged response the
+// runtime gets does not say, but nrikit keeps, for each container created,
+// the owner of every field its merge computed (Adaptation.ContainerRecord):
+// nritest turns those records on and reads them after each CreateContainer.
+// --no-owners turns them off; changes are then not attributed.
 
-const (
-	ownersIndex = "99"
-	ownersName  = "nritest-owners"
-	// ownersAbout marks the plugin in the report.
-	ownersAbout = "nritest's own: a validator that records who set what, accepts everything"
-)
+// recordsKept is the number of container records nrikit keeps for nritest:
+// more than any run has containers at once.
+const recordsKept = 64
 
-// ownersID is the plugin's "idx-name".
-var ownersID = api.PluginID(ownersIndex, ownersName)
-
-// ownersPlugin is the validator. It subscribes to ValidateContainerAdjustment
-// only, so nrikit calls nothing else but Configure, Synchronize and
-// Shutdown; the embedded nil service stands for the other methods (a call
-// would panic, which nrikit turns into an error).
-type ownersPlugin struct {
-	api.PluginService
-
-	mu   sync.Mutex
-	seen map[string]*api.OwningPlugins // by the ID of the container created
-}
-
-func newOwnersPlugin() *ownersPlugin {
-	return &ownersPlugin{seen: map[string]*api.OwningPlugins{}}
-}
-
-// builtin is the plugin, for adaptation.WithBuiltinPlugins.
-func (o *ownersPlugin) builtin() adaptation.BuiltinPlugin {
-	return adaptation.BuiltinPlugin{Index: ownersIndex, Name: ownersName, Handler: o}
-}
-
-// take returns and forgets the owners recorded for the creation of the
-// container id; nil when none were (no owners plugin, or no validation).
-func (o *ownersPlugin) take(id string) *api.OwningPlugins {
-	if o == nil {
-		return nil
+// recordedOwners says who set what in one CreateContainer of container id,
+// in the shape validators are told (api.OwningPlugins): the created
+// container's fields from its record, and the updates of other containers
+// in rsp from theirs, those their records got from a creation since since.
+func recordedOwners(a *adaptation.Adaptation, id string, rsp *api.CreateContainerResponse, since time.Time) *api.OwningPlugins {
+	own := &api.OwningPlugins{Owners: map[string]*api.FieldOwners{}}
+	if rec, ok := a.ContainerRecord(id); ok {
+		addOwners(own, id, rec.Fields)
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	own := o.seen[id]
-	delete(o.seen, id)
+	for _, u := range rsp.GetUpdate() {
+		other := u.GetContainerId()
+		rec, ok := a.ContainerRecord(other)
+		if !ok {
+			continue
+		}
+		for _, ur := range rec.Updates {
+			if ur.Source == adaptation.UpdateByCreation && !ur.Time.Before(since) {
+				addOwners(own, other, ur.Fields)
+			}
+		}
+	}
 	return own
 }
 
-func (o *ownersPlugin) Configure(context.Context, *api.ConfigureRequest) (*api.ConfigureResponse, error) {
-	return &api.ConfigureResponse{Events: int32(api.MaskOf(api.Event_VALIDATE_CONTAINER_ADJUSTMENT))}, nil
-}
-
-func (o *ownersPlugin) Synchronize(context.Context, *api.SynchronizeRequest) (*api.SynchronizeResponse, error) {
-	return &api.SynchronizeResponse{}, nil
-}
-
-func (o *ownersPlugin) Shutdown(context.Context, *api.ShutdownRequest) (*api.Empty, error) {
-	return &api.Empty{}, nil
-}
-
-// ValidateContainerAdjustment records the owners and accepts.
-func (o *ownersPlugin) ValidateContainerAdjustment(_ context.Context, req *api.ValidateContainerAdjustmentRequest) (*api.ValidateContainerAdjustmentResponse, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.seen[req.GetContainer().GetId()] = req.GetOwners()
-	return &api.ValidateContainerAdjustmentResponse{}, nil
+// addOwners adds fields to ctr's table, as the merge writes it: a removed
+// value's owner as "-plugin", several plugins' OCI hooks as "a,b".
+func addOwners(own *api.OwningPlugins, ctr string, fields []adaptation.FieldOwner) {
+	fo := own.Owners[ctr]
+	if fo == nil {
+		fo = &api.FieldOwners{Simple: map[int32]string{}, Compound: map[int32]*api.CompoundFieldOwners{}}
+		own.Owners[ctr] = fo
+	}
+	for _, f := range fields {
+		field, owner := api.Field_value[f.Field], f.Plugin
+		if f.Removed {
+			owner = "-" + owner
+		}
+		if f.Key == "" {
+			if cur := fo.Simple[field]; cur != "" {
+				owner = cur + "," + owner
+			}
+			fo.Simple[field] = owner
+			continue
+		}
+		c := fo.Compound[field]
+		if c == nil {
+			c = &api.CompoundFieldOwners{Owners: map[string]string{}}
+			fo.Compound[field] = c
+		}
+		c.Owners[f.Key] = owner
+	}
 }
 
 // ownerOf is the plugin that set field f (entry key of a compound field, ""

@@ -45,6 +45,10 @@ type Report struct {
 	PluginChanges []PluginChangeReport `json:"plugin_changes,omitempty"`
 	Dropped       []string             `json:"dropped,omitempty"` // dropped before the end
 	Deprecations  []DeprecationReport  `json:"deprecations"`
+	// Status is nrikit's Status at the end of the lifecycle, before Stop:
+	// each plugin's calls per event by outcome, latency histograms, last
+	// error (docs/status.md); absent when the runtime did not start.
+	Status *adaptation.Status `json:"status,omitempty"`
 	// Stopped says why the run ended before the lifecycle; the report then
 	// has what was observed until then.
 	Stopped string `json:"stopped,omitempty"`
@@ -83,7 +87,9 @@ type PluginReport struct {
 	Events      []string `json:"events"` // "CreateContainer", "StopContainer": every event it takes
 	AllEvents   bool     `json:"all_events"`
 	StateChange bool     `json:"state_change"`
-	// Own marks nritest's own plugin (99-nritest-owners), not under test.
+	// Own marks a plugin of nritest's own, not under test. The lifecycle
+	// run has none: it takes who changed what from nrikit's container
+	// records, not from a validator of its own.
 	Own bool `json:"own,omitempty"`
 	// About says what a sample plugin, or nritest's own, does.
 	About string `json:"about,omitempty"`
@@ -103,7 +109,7 @@ func pluginReports(infos []adaptation.PluginInfo, about map[string]string) []Plu
 	for _, p := range infos {
 		out = append(out, PluginReport{
 			Plugin: p.Plugin, Kind: p.Kind, Revision: p.Revision, PID: p.PID, Events: p.Events, AllEvents: len(p.Events) == len(api.AllEvents.Events()), StateChange: p.StateChange,
-			Own: p.Plugin == ownersID && p.Kind == adaptation.KindBuiltin, About: about[p.Plugin],
+			About: about[p.Plugin],
 		})
 	}
 	return out
@@ -162,6 +168,7 @@ func (r *Report) writeText(w io.Writer) error {
 	r.textPlugins(tw)
 	r.textPluginChanges(tw)
 	r.textDeprecations(tw)
+	r.textStatus(tw)
 	r.textSummary(tw)
 	if err := tw.Flush(); err != nil {
 		return err

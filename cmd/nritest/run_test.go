@@ -136,18 +136,12 @@ func TestJSON(t *testing.T) {
 		t.Errorf("plugins = %v, want %v", ids, samples)
 	}
 	for _, p := range rep.Active {
-		if p.Own {
-			if p.Plugin != ownersID || p.Kind != "builtin" || !slices.Equal(p.Events, []string{"ValidateContainerAdjustment"}) || p.AllEvents || p.About == "" {
-				t.Errorf("nritest's own plugin %+v", p)
-			}
-			continue
-		}
 		if p.Kind != "pre-installed" || p.PID == 0 || !p.AllEvents || len(p.Events) != len(api.AllEvents.Events()) || p.StateChange != (p.Plugin == "30-legacy") {
 			t.Errorf("plugin %+v", p)
 		}
 	}
-	if n := len(rep.Active); n != len(samples)+1 || !rep.Active[n-1].Own {
-		t.Errorf("plugins %+v: want the samples and nritest's own last", rep.Active)
+	if n := len(rep.Active); n != len(samples) {
+		t.Errorf("plugins %+v: want the samples alone", rep.Active)
 	}
 	if len(rep.Deprecations) != 1 {
 		t.Fatalf("deprecations = %+v, want one", rep.Deprecations)
@@ -447,7 +441,7 @@ func TestSocketWait(t *testing.T) {
 		t.Errorf("no progress line as the plugin joined:\n%s", d.stderr)
 	}
 	rep := parseJSON(t, d.stdout)
-	if len(rep.Active) != 2 || rep.Active[0].Plugin != "50-ext" || rep.Active[0].Kind != "external" {
+	if len(rep.Active) != 1 || rep.Active[0].Plugin != "50-ext" || rep.Active[0].Kind != "external" {
 		t.Errorf("plugins = %+v", rep.Active)
 	}
 	for _, e := range jsonRows(rep) {

@@ -28,10 +28,10 @@ type session struct {
 }
 
 // startSession finds the plugins, creates the adaptation over st with cfg's
-// options (own: the owners plugin, or nil) and extra, and starts the
+// options (owners: with container records, to attribute changes) and extra, and starts the
 // plugins. On error the session still has source and cleanup, so that the
 // caller reports the one and runs the other.
-func startSession(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer, st *store, own *ownersPlugin, extra ...adaptation.Option) (*session, error) {
+func startSession(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writer, st *store, owners bool, extra ...adaptation.Option) (*session, error) {
 	s := &session{cleanup: func() {}, stop: func() {}}
 	pluginDir, source, cleanup, err := pluginSource(cfg)
 	if err != nil {
@@ -39,7 +39,7 @@ func startSession(ctx context.Context, cfg config, log *logrus.Entry, stderr io.
 	}
 	s.source, s.cleanup = source, cleanup
 	s.rec, s.changes, s.deps = newRecorder(), newPluginChanges(cfg.verbose), newDeprecationLog()
-	opts := append(options(cfg, pluginDir, log, s.rec, own),
+	opts := append(options(cfg, pluginDir, log, s.rec, owners),
 		adaptation.WithPluginChanges(s.changes.add), adaptation.WithDeprecationRecorder(s.deps))
 	a, err := adaptation.New(runtimeName, runtimeVersion, st.sync, st.update, append(opts, extra...)...)
 	if err != nil {

@@ -26,11 +26,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 		RunSettings:   newRunSettings(cfg),
 	}
 	st := &store{phase: phaseStartUp}
-	var own *ownersPlugin
-	if cfg.owners {
-		own = newOwnersPlugin()
-	}
-	sess, err := startSession(ctx, cfg, log, stderr, st, own)
+	sess, err := startSession(ctx, cfg, log, stderr, st, cfg.owners)
 	defer sess.cleanup()
 	rep.PluginSource = sess.source
 	if err != nil {
@@ -39,15 +35,17 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	a, rec, changes, deps, stop := sess.a, sess.rec, sess.changes, sess.deps, sess.stop
 	defer stop()
 	d := newDriver(a, st, cfg.meta)
-	d.owners = own
+	d.owners = cfg.owners
 	rep.Workload, rep.Metadata = d.workload(), d.metadata()
-	about := map[string]string{ownersID: ownersAbout}
+	about := map[string]string{}
 	if cfg.samples {
 		maps.Copy(about, sampleAbout)
 	}
 	// finish reports what the run observed, however far it got.
 	finish := func() *Report {
 		rep.Active = pluginReports(a.Plugins(), about)
+		status := a.Status()
+		rep.Status = &status
 		rep.Deprecations = deprecationReports(deps.list())
 		st.setPhase(phaseStopping)
 		stop()
@@ -114,7 +112,7 @@ func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, chang
 }
 
 // options turns the command line into adaptation options.
-func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own *ownersPlugin) []adaptation.Option {
+func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, owners bool) []adaptation.Option {
 	opts := []adaptation.Option{
 		adaptation.WithPluginPath(pluginDir),
 		adaptation.WithPluginConfigPath(cfg.configPath),
@@ -124,8 +122,8 @@ func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own
 		adaptation.WithLogger(log),
 		adaptation.WithMetrics(rec),
 	}
-	if own != nil {
-		opts = append(opts, adaptation.WithBuiltinPlugins(own.builtin()))
+	if owners {
+		opts = append(opts, adaptation.WithContainerRecords(recordsKept))
 	}
 	if len(cfg.required) > 0 {
 		opts = append(opts, requiredPluginsOption(cfg.required))

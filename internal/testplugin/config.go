@@ -44,6 +44,15 @@ type Config struct {
 	// Annotations and Env are the CreateContainer adjustment.
 	Annotations map[string]string `json:"annotations,omitempty"`
 	Env         map[string]string `json:"env,omitempty"`
+	// MemoryLimit, when not 0, is the memory limit the CreateContainer
+	// adjustment sets, in bytes.
+	MemoryLimit int64 `json:"memory_limit,omitempty"`
+	// CreateUpdates are updates of other containers returned with every
+	// CreateContainer reply.
+	CreateUpdates []Update `json:"create_updates,omitempty"`
+	// UpdateMemoryLimit, when not 0, is the memory limit the reply to
+	// UpdateContainer sets for the updated container, in bytes.
+	UpdateMemoryLimit int64 `json:"update_memory_limit,omitempty"`
 
 	// SyncUpdates are returned from Synchronize, with its final message.
 	SyncUpdates []Update `json:"sync_updates,omitempty"`

@@ -249,8 +249,8 @@ func (h *Handler) CreateContainer(ctx context.Context, req *api.CreateContainerR
 	if err := h.event(ctx, api.Event_CREATE_CONTAINER, "", req.GetPod(), req.GetContainer()); err != nil {
 		return nil, err
 	}
-	updates := h.invalidUpdates(InvalidUpdate, nil)
-	if len(h.cfg.Annotations) == 0 && len(h.cfg.Env) == 0 && !h.invalidAs(InvalidAnnotationKey) {
+	updates := h.invalidUpdates(InvalidUpdate, containerUpdates(h.cfg.CreateUpdates))
+	if len(h.cfg.Annotations) == 0 && len(h.cfg.Env) == 0 && h.cfg.MemoryLimit == 0 && !h.invalidAs(InvalidAnnotationKey) {
 		return &api.CreateContainerResponse{Update: updates}, nil
 	}
 	adjust := &api.ContainerAdjustment{}
@@ -263,6 +263,9 @@ func (h *Handler) CreateContainer(ctx context.Context, req *api.CreateContainerR
 	// Sorted, so the adjustment is the same on every call.
 	for _, k := range slices.Sorted(maps.Keys(h.cfg.Env)) {
 		adjust.Env = append(adjust.Env, &api.KeyValue{Key: k, Value: h.cfg.Env[k]})
+	}
+	if h.cfg.MemoryLimit != 0 {
+		adjust.Linux = &api.LinuxContainerAdjustment{Resources: memoryLimit(h.cfg.MemoryLimit)}
 	}
 	return &api.CreateContainerResponse{Adjust: adjust, Update: updates}, nil
 }
@@ -283,7 +286,17 @@ func (h *Handler) UpdateContainer(ctx context.Context, req *api.UpdateContainerR
 			{ContainerId: req.GetContainer().GetId(), Reason: InvalidString},
 		}}, nil
 	}
+	if h.cfg.UpdateMemoryLimit != 0 {
+		return &api.UpdateContainerResponse{Update: []*api.ContainerUpdate{{
+			ContainerId: req.GetContainer().GetId(),
+			Linux:       &api.LinuxContainerUpdate{Resources: memoryLimit(h.cfg.UpdateMemoryLimit)},
+		}}}, nil
+	}
 	return &api.UpdateContainerResponse{}, nil
+}
+
+func memoryLimit(limit int64) *api.LinuxResources {
+	return &api.LinuxResources{Memory: &api.LinuxMemory{Limit: &api.OptionalInt64{Value: limit}}}
 }
 
 func (h *Handler) StopContainer(ctx context.Context, req *api.StopContainerRequest) (*api.StopContainerResponse, error) {

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Status: what an operator asks of NRI — its settings, its plugins and how their calls went.
+
+package adaptation
+
+import (
+	"slices"
+	"time"
+)
+
+// StatusSchemaVersion is the version of Status's JSON form. Fields are only
+// ever added within a version; a field renamed, removed or changed in
+// meaning makes a new one.
+const StatusSchemaVersion = 1
+
+// Status is a snapshot of the adaptation for operators, as
+// [Adaptation.Status] returns it. It encodes to JSON with the field names
+// below, which are stable (see StatusSchemaVersion); docs/status.md
+// describes each.
+type Status struct {
+	SchemaVersion  int            `json:"schema_version"`
+	Time           time.Time      `json:"time"` // when the snapshot was taken
+	Runtime        string         `json:"runtime"`
+	RuntimeVersion string         `json:"runtime_version"`
+	NRIVersion     string         `json:"nri_version"` // announced to plugins
+	Started        bool           `json:"started"`     // between Start and Stop
+	Settings       StatusSettings `json:"settings"`
+	// Plugins are the active plugins in dispatch order.
+	Plugins []PluginStatus `json:"plugins"`
+	// Joining are the connections and plugins still in their handshake.
+	Joining []JoiningPlugin `json:"joining"`
+	// RecentChanges are the last plugin changes (at most
+	// MaxRecentChanges), oldest first, as WithPluginChanges reports them,
+	// but for the refused connections.
+	RecentChanges []PluginChange `json:"recent_changes"`
+	// RefusedConnections are the external connections that failed before
+	// or at registration, kept apart from RecentChanges.
+	RefusedConnections RefusedConnections `json:"refused_connections"`
+	// Deprecations is what Adaptation.Deprecations returns.
+	Deprecations []PluginDeprecation `json:"deprecations"`
+	// ContainerRecords counts the containers whose record is kept (see
+	// Adaptation.ContainerRecord).
+	ContainerRecords int `json:"container_records"`
+	// Readiness is what Adaptation.Readiness returns: whether the
+	// node-level required plugins are active.
+	Readiness Readiness `json:"readiness"`
+}
+
+// StatusSettings are the effective settings, defaults filled in.
+type StatusSettings struct {
+	PluginPath       string `json:"plugin_path"` // "" when pre-installed plugins are off
+	PluginConfigPath string `json:"plugin_config_path"`
+	// SocketPath is where external plugins connect; "" when external
+	// connections are disabled.
+	SocketPath           string        `json:"socket_path"`
+	RegistrationTimeout  Duration      `json:"registration_timeout"`
+	RequestTimeout       Duration      `json:"request_timeout"`
+	SyncTimeout          Duration      `json:"sync_timeout"`
+	DefaultFailurePolicy FailurePolicy `json:"default_failure_policy"`
+	DefaultValidator     bool          `json:"default_validator"` // the default validator is on
+	// ContainerRecords is how many containers' records are kept; 0: none.
+	ContainerRecords int `json:"container_records"`
+	// StatusSocket is the status endpoint's path; "" when it is off.
+	StatusSocket string `json:"status_socket"`
+	// PluginReadiness is the readiness gate (plugin_readiness); nil when
+	// its wait is 0 (off).
+	PluginReadiness *ReadinessConfig `json:"plugin_readiness,omitempty"`
+}
+
+// PluginStatus is one active plugin: what Plugins says of it (its effective
+// request timeout and failure policy included), and how its calls went. Its counters belong to this instance: one that replaces it
+// starts at zero, and the old one's leaving is in RecentChanges.
+type PluginStatus struct {
+	PluginInfo
+	JoinedAt time.Time `json:"joined_at"`
+	// LastError is its last failed call, nil if none failed.
+	LastError *PluginLastError `json:"last_error,omitempty"`
+	// Calls are its calls per event, in event order; events it was never
+	// called for are left out.
+	Calls []EventCalls `json:"calls"`
+}
+
+// PluginLastError is a plugin's last failed call.
+type PluginLastError struct {
+	Event   string  `json:"event"`
+	Outcome Outcome `json:"outcome"`
+	// Error is the error's text, cut to 512 bytes (then ending in
+	// " [cut]"), with control and other non-printable characters and
+	// invalid UTF-8 written as Go escapes (`\n`, `\x1b`).
+	Error string    `json:"error"`
+	Time  time.Time `json:"time"`
+}
+
+// EventCalls counts one plugin's calls of one event.
+type EventCalls struct {
+	Event string `json:"event"` // as api.Event.Name() names it
+	Total uint64 `json:"total"`
+	// Outcomes counts the calls by outcome; outcomes that did not occur
+	// are left out.
+	Outcomes map[Outcome]uint64 `json:"outcomes"`
+	Latency  LatencyHistogram   `json:"latency"`
+}
+
+// LatencyHistogram is the latency of one plugin's calls of one event, from
+// the call's start (waiting for the plugin's earlier call included) to its
+// end, whatever the outcome.
+type LatencyHistogram struct {
+	// Buckets are fixed, the same for every plugin and event: 500µs, 1ms,
+	// 2.5ms, 5ms, 10ms, 25ms, 50ms, 100ms, 250ms, 500ms, 1s, 2.5s, 5s, 10s,
+	// 30s and +Inf. Each call is counted in the first bucket whose bound is
+	// at least its latency, so the counts (not cumulative) add up to Total.
+	Buckets []LatencyBucket `json:"buckets"`
+	Sum     Duration        `json:"sum"`
+	Max     Duration        `json:"max"`
+}
+
+// LatencyBucket is one bucket of a LatencyHistogram.
+type LatencyBucket struct {
+	UpperBound string `json:"le"` // "500µs", ..., "30s", "+Inf"
+	Count      uint64 `json:"count"`
+}
+
+// Status returns a snapshot of the adaptation. It may be called at any
+// time, from any goroutine, before Start and after Stop; it takes no lock
+// an event holds, so it never waits for a plugin.
+func (a *Adaptation) Status() Status {
+	a.mu.Lock()
+	started := a.started
+	a.mu.Unlock()
+	st := Status{
+		SchemaVersion:    StatusSchemaVersion,
+		Time:             time.Now(),
+		Runtime:          a.runtimeName,
+		RuntimeVersion:   a.runtimeVersion,
+		NRIVersion:       a.opts.nriVersion,
+		Started:          started,
+		Settings:         a.statusSettings(),
+		Plugins:          []PluginStatus{},
+		Joining:          a.joining.list(),
+		Deprecations:     a.Deprecations(),
+		ContainerRecords: a.records.len(),
+		Readiness:        a.Readiness(),
+	}
+	st.RecentChanges, st.RefusedConnections = a.changes.recent.list()
+	if st.Deprecations == nil {
+		st.Deprecations = []PluginDeprecation{}
+	}
+	for _, p := range a.registry.snapshot() {
+		ps := PluginStatus{PluginInfo: a.pluginInfo(p)}
+		p.stats.snapshot(&ps)
+		st.Plugins = append(st.Plugins, ps)
+	}
+	return st
+}
+
+func (a *Adaptation) statusSettings() StatusSettings {
+	o := &a.opts
+	s := StatusSettings{
+		PluginPath:           o.pluginPath,
+		PluginConfigPath:     o.pluginConfigPath,
+		SocketPath:           o.socketPath,
+		RegistrationTimeout:  Duration(o.registration),
+		RequestTimeout:       Duration(o.request),
+		SyncTimeout:          Duration(o.sync),
+		DefaultFailurePolicy: o.failurePolicy,
+		DefaultValidator:     o.defaultValidator != nil,
+		ContainerRecords:     o.containerRecords,
+		StatusSocket:         o.statusSocket,
+	}
+	if o.disableConnect {
+		s.SocketPath = ""
+	}
+	if r := o.readiness; r.wait > 0 {
+		s.PluginReadiness = &ReadinessConfig{Wait: Duration(r.wait), OnTimeout: r.onTimeout, ExemptNamespaces: slices.Clone(r.exempt)}
+	}
+	return s
+}
