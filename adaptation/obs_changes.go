@@ -122,6 +122,7 @@ func (a *Adaptation) reportJoined(p *plugin) {
 // reportLeft reports that p, which had joined, is gone.
 func (a *Adaptation) reportLeft(p *plugin, phase, reason string) {
 	<-p.joinReported
+	a.budgetAfterLeave(p, reason)
 	change := changeOf(PluginLeft, p, phase, reason)
 	change.Output = p.conn.output()
 	a.changes.send(change)

@@ -57,6 +57,10 @@ type options struct {
 	wasm             wasmOptions
 	callObserver     func(PluginCall) // nil: plugin calls are not wrapped
 	pluginOutput     PluginOutput
+	pluginSettings   map[string]PluginSettings // by "NN-name" or "name" (plugin_settings.go)
+	eventBudget      time.Duration             // 0: none (event_deadline.go)
+	deadlineReserve  time.Duration
+	budgetCheck      BudgetCheck // join_budget.go
 }
 
 func defaultOptions() options {
@@ -71,6 +75,8 @@ func defaultOptions() options {
 		metrics:          noopMetrics{},
 		nriVersion:       Version,
 		wasm:             wasmOptions{memoryLimit: DefaultWASMMemoryLimit},
+		deadlineReserve:  DefaultDeadlineReserve,
+		budgetCheck:      BudgetWarn,
 	}
 }
 
