@@ -155,3 +155,40 @@ func TestNoDeadlineKeepsTheOwnTimeout(t *testing.T) {
 		t.Fatalf("CreateContainer = %v, %v; want the slow plugin's adjustment", rsp.GetAdjust(), err)
 	}
 }
+
+// TestInteropSettingsAndDeadline: a reference-stub plugin that needs 600 ms
+// for a creation is kept with its own request_timeout while one without it
+// is dropped at the runtime's 200 ms; a caller deadline then cuts the kept
+// plugin's creation short without blaming it, and it adjusts the next one.
+func TestInteropSettingsAndDeadline(t *testing.T) {
+	e := newEnv(t, adaptation.WithRequestTimeout(200*time.Millisecond),
+		adaptation.WithPluginSettings("10-kept", adaptation.PluginSettings{RequestTimeout: adaptation.Duration(5 * time.Second)}))
+	for _, name := range []string{"10-kept", "20-unset"} {
+		idx, n, _ := strings.Cut(name, "-")
+		e.refPreinstall("modern", idx, n, "events=RunPodSandbox,CreateContainer", "delay=CreateContainer:600ms")
+	}
+	e.start()
+	e.waitPlugins("10-kept", "20-unset")
+	const kept = "interop.nrikit.io/kept"
+
+	rsp, err := createUnder(t, e.a, context.Background(), "i1")
+	if err != nil || rsp.GetAdjust().GetAnnotations()[kept] == "" {
+		t.Fatalf("first creation: %v, %v; want the kept plugin's adjustment", rsp.GetAdjust(), err)
+	}
+	e.waitPlugins("10-kept")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	rsp, err = createUnder(t, e.a, ctx, "i2")
+	if err != nil || rsp.GetAdjust().GetAnnotations()[kept] != "" {
+		t.Fatalf("creation under a 400 ms deadline: %v, %v; want success without the slow plugin", rsp.GetAdjust(), err)
+	}
+	if n := e.metrics.count("10-kept", api.Event_CREATE_CONTAINER, adaptation.OutcomeCanceled); n != 1 {
+		t.Errorf("10-kept: %d canceled creations, want 1", n)
+	}
+	rsp, err = createUnder(t, e.a, context.Background(), "i3")
+	if err != nil || rsp.GetAdjust().GetAnnotations()[kept] == "" {
+		t.Fatalf("next creation: %v, %v; want the kept plugin's adjustment", rsp.GetAdjust(), err)
+	}
+	e.waitPlugins("10-kept")
+}
