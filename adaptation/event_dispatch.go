@@ -131,11 +131,11 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 // applyPolicy is the event policy table's error columns (event_policy.go). It
 // logs one line that says what happened and what follows, then acts.
 func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp FailurePolicy, f failure, err error) error {
-	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}
-	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
 	if f == failDeadline {
 		return a.cutByEventDeadline(ctx, ev, p, pol.class == classValidation || fp.FailRequest, err)
 	}
+	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}
+	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
 	cutShort := errors.Is(err, errRequestCutShort)
 	if f == failCanceled {
 		if cutShort {
