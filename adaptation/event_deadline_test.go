@@ -192,3 +192,30 @@ func TestInteropSettingsAndDeadline(t *testing.T) {
 	}
 	e.waitPlugins("10-kept")
 }
+
+// TestEventDeadlineCapsValidators: a validator gets its own timeout capped
+// by the creation's deadline; one the deadline cuts short fails the
+// creation (a validator's silence is never consent) without being dropped.
+func TestEventDeadlineCapsValidators(t *testing.T) {
+	e := newEnv(t, adaptation.WithRequestTimeout(5*time.Second))
+	e.preinstall("10", "val", testplugin.Config{Events: "runpodsandbox,validatecontaineradjustment",
+		Behaviours: delayed("ValidateContainerAdjustment", 3*time.Second)})
+	e.start()
+	e.waitPlugins("10-val")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := createUnder(t, e.a, ctx, "cv")
+	took := time.Since(start)
+	if !errors.Is(err, adaptation.ErrEventDeadline) || !strings.Contains(err.Error(), "10-val") {
+		t.Errorf("CreateContainer = %v, want the event's deadline naming 10-val", err)
+	}
+	if took > 900*time.Millisecond+deadlineMargin {
+		t.Errorf("CreateContainer took %v, want about 0.9 s", took)
+	}
+	if n := e.metrics.count("10-val", api.Event_VALIDATE_CONTAINER_ADJUSTMENT, adaptation.OutcomeCanceled); n != 1 {
+		t.Errorf("10-val: %d canceled validations, want 1", n)
+	}
+	e.waitPlugins("10-val")
+}
