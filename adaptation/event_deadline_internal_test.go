@@ -48,24 +48,24 @@ func TestCallBudgets(t *testing.T) {
 func TestEventDeadlineOnlyWhenSet(t *testing.T) {
 	a := &Adaptation{opts: defaultOptions()}
 	setup, teardown := policyOf(api.Event_CREATE_CONTAINER), policyOf(api.Event_STOP_CONTAINER)
-	if d := a.eventDeadline(context.Background(), setup); d.set() {
+	if d := a.deadlineOf(context.Background(), setup); d.set() {
 		t.Errorf("no deadline and no budget gave D %v", d.at)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	caller, _ := ctx.Deadline()
-	if d := a.eventDeadline(ctx, setup); !d.at.Equal(caller.Add(-DefaultDeadlineReserve)) {
+	if d := a.deadlineOf(ctx, setup); !d.at.Equal(caller.Add(-DefaultDeadlineReserve)) {
 		t.Errorf("caller deadline %v gave D %v, want it less the reserve", caller, d.at)
 	}
-	if d := a.eventDeadline(ctx, teardown); d.set() {
+	if d := a.deadlineOf(ctx, teardown); d.set() {
 		t.Errorf("a teardown event got D %v", d.at)
 	}
 	a.opts.eventBudget = 300 * time.Millisecond
 	before := time.Now()
-	if d := a.eventDeadline(ctx, setup); d.at.Before(before.Add(200*time.Millisecond)) || d.at.After(time.Now().Add(200*time.Millisecond)) {
+	if d := a.deadlineOf(ctx, setup); d.at.Before(before.Add(200*time.Millisecond)) || d.at.After(time.Now().Add(200*time.Millisecond)) {
 		t.Errorf("a 300 ms budget under a 1 s caller deadline gave D in %v", d.at.Sub(before))
 	}
-	if allocs := testing.AllocsPerRun(100, func() { _ = a.eventDeadline(context.Background(), setup) }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(100, func() { _ = a.deadlineOf(context.Background(), setup) }); allocs != 0 {
 		t.Errorf("computing D allocates %v times", allocs)
 	}
 }

@@ -28,7 +28,7 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 
 // relayOutgoing is relay for a request whose encoding the caller manages.
 func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
-	return relayWithin(ctx, a, ev, out, rpc, collect, a.eventDeadline(ctx, policyOf(ev)))
+	return relayWithin(ctx, a, ev, out, rpc, collect, a.deadlineOf(ctx, policyOf(ev)))
 }
 
 // relayWithin is relayOutgoing within the event's deadline dl.
