@@ -237,8 +237,12 @@ type PluginInfo struct {
 	PID           int           `json:"pid,omitempty"`
 	FailurePolicy FailurePolicy `json:"failure_policy"`
 	StateChange   bool          `json:"state_change"`
-	// RequestTimeout bounds each call to the plugin.
-	RequestTimeout Duration `json:"request_timeout"`
+	// RequestTimeout bounds each call to the plugin. RequestTimeoutFrom and
+	// FailurePolicyFrom say where it and FailurePolicy came from:
+	// FromOperator, FromPlugin or FromDefault.
+	RequestTimeout     Duration `json:"request_timeout"`
+	RequestTimeoutFrom string   `json:"request_timeout_from"`
+	FailurePolicyFrom  string   `json:"failure_policy_from"`
 }
 
 // Plugins lists the active plugins in dispatch order.
@@ -254,7 +258,8 @@ func (a *Adaptation) pluginInfo(p *plugin) PluginInfo {
 	return PluginInfo{
 		Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
 		Events: eventNames(p.events), PID: p.conn.pid(), FailurePolicy: p.policy,
-		StateChange: p.compat.stateChange.Load(), RequestTimeout: Duration(a.opts.request),
+		StateChange:    p.compat.stateChange.Load(),
+		RequestTimeout: Duration(p.timeout), RequestTimeoutFrom: p.timeoutFrom, FailurePolicyFrom: p.policyFrom,
 	}
 }
 

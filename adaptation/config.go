@@ -45,6 +45,18 @@ type Config struct {
 	// StatusSocket serves Status over HTTP on this unix socket; "" serves
 	// none.
 	StatusSocket string `json:"status_socket,omitempty" toml:"status_socket"`
+	// PluginSettings holds the operator's settings per plugin, keyed by
+	// "NN-name" or bare "name" (see WithPluginSettings).
+	PluginSettings map[string]PluginSettings `json:"plugin_settings,omitempty" toml:"plugin_settings"`
+	// EventBudget is NRI's share of one setup event; 0 sets none (see
+	// WithEventBudget).
+	EventBudget Duration `json:"event_budget,omitempty" toml:"event_budget"`
+	// DeadlineReserve is the time left to the runtime after the last plugin
+	// call of an event with a deadline; 0 keeps DefaultDeadlineReserve.
+	DeadlineReserve Duration `json:"deadline_reserve,omitempty" toml:"deadline_reserve"`
+	// BudgetCheck is what a plugin that would push an event's worst case
+	// over EventBudget meets: "warn" (the default), "refuse" or "off".
+	BudgetCheck BudgetCheck `json:"budget_check,omitempty" toml:"budget_check"`
 }
 
 // DefaultConfig returns a Config with every default filled in: the same
@@ -61,6 +73,8 @@ func DefaultConfig() *Config {
 		// the validator's keys, as containerd's does.
 		DefaultValidator: &validator.DefaultValidatorConfig{},
 		WASMMemoryLimit:  DefaultWASMMemoryLimit,
+		DeadlineReserve:  Duration(DefaultDeadlineReserve),
+		BudgetCheck:      BudgetWarn,
 	}
 }
 
@@ -104,6 +118,8 @@ func (c Config) Options() []Option {
 		opts = append(opts, WithContainerRecords(c.ContainerRecords))
 	}
 	addString(c.StatusSocket, WithStatusSocket)
+	opts = append(opts, c.settingsOptions()...)
+	opts = append(opts, c.budgetOptions()...)
 	return append(opts, WithDefaultFailurePolicy(c.FailurePolicy))
 }
 

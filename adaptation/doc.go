@@ -96,9 +96,20 @@
 //
 // A plugin that disconnects before its turn in an event is skipped, whatever
 // its policy. A plugin's [FailurePolicy] is its own choice; the runtime's
-// default ([WithDefaultFailurePolicy]) applies to plugins that declare none. A
-// caller that cancels its own context gets an error, and no plugin is blamed
-// for it, but for the one case below.
+// default ([WithDefaultFailurePolicy]) applies to plugins that declare none,
+// and the operator's [PluginSettings] override both, and the request timeout,
+// per plugin. A caller that cancels its own context gets an error, and no
+// plugin is blamed for it, but for the one case below.
+//
+// A setup event whose caller's context has a deadline, or with an event
+// budget ([WithEventBudget]), keeps its calls within that deadline less a
+// reserve ([WithDeadlineReserve]). A call cut short by it, rather than by its
+// own timeout, blames no plugin: its outcome is canceled, and the event goes
+// on without it, unless its failure fails the request (fail_request, or a
+// validator), when the event fails with [ErrEventDeadline]. A plugin whose
+// timeout does not fail the request gets no more time than the plugins after
+// it that do leave it. Joining plugins are checked against the budget
+// ([WithBudgetCheck]).
 //
 // A plugin that stops reading its socket holds a call only until the call's
 // deadline: the write of the request is bounded by it too. A request that

@@ -102,10 +102,11 @@ const (
 	failLost                    // the connection broke or the plugin is closed
 	failCanceled                // the caller's own context ended
 	failRejected                // a validator said no
+	failDeadline                // the event's deadline cut the call short (event_deadline.go)
 )
 
 func (f failure) outcome() Outcome {
-	return [...]Outcome{OutcomeError, OutcomeTimeout, OutcomeLost, OutcomeCanceled, OutcomeRejected}[f]
+	return [...]Outcome{OutcomeError, OutcomeTimeout, OutcomeLost, OutcomeCanceled, OutcomeRejected, OutcomeCanceled}[f]
 }
 
 // classify decides whose fault err is, trusting what invoke decided about

@@ -28,6 +28,11 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 
 // relayOutgoing is relay for a request whose encoding the caller manages.
 func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
+	return relayWithin(ctx, a, ev, out, rpc, collect, a.deadlineOf(ctx, policyOf(ev)))
+}
+
+// relayWithin is relayOutgoing within the event's deadline dl.
+func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline) error {
 	req := out.req
 	pol := policyOf(ev)
 	if err := a.checkRequest(ctx, ev, pol, req); err != nil {
@@ -40,7 +45,13 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 		ctx = context.WithoutCancel(ctx)
 	}
 	checked := false // the request's strings, once some plugin gets it
-	for _, p := range a.registry.snapshot() {
+	plugins := a.registry.snapshot()
+	if dl.passed() {
+		if err := a.deadlinePassed(ctx, ev, plugins); err != nil {
+			return err
+		}
+	}
+	for i, p := range plugins {
 		if p.gone() {
 			// Dropped, or its connection lost, before its turn: skipped, so
 			// that an idle disconnect never fails the event.
@@ -58,7 +69,15 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 				return a.undeliverable(pol, ev, err)
 			}
 		}
-		err := a.deliver(ctx, pol, ev, p, a.failurePolicyFor(p, ev, req), func(ctx context.Context) error {
+		fp := a.failurePolicyFor(p, ev, req)
+		budget := a.budgetFor(dl, ev, req, p, fp, plugins[i+1:])
+		if budget.timeout <= 0 {
+			if err := a.notReached(ctx, ev, p, fp.FailRequest); err != nil {
+				return withNotReached(err, ev, plugins[i+1:])
+			}
+			continue
+		}
+		err := a.deliver(ctx, pol, ev, p, fp, budget, func(ctx context.Context) error {
 			rsp, err := callPlugin(ctx, a, p, ev, out, rpc)
 			if err != nil || collect == nil {
 				return err
@@ -66,21 +85,21 @@ func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Even
 			return collect(p, rsp)
 		})
 		if err != nil {
-			return err
+			return withNotReached(err, ev, plugins[i+1:])
 		}
 	}
 	return nil
 }
 
-// deliver makes one plugin call and applies the event policy to its outcome,
-// with fp as the plugin's failure policy for this event. It returns an error
-// only when the operation must fail.
-func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp FailurePolicy, call func(context.Context) error) error {
+// deliver makes one plugin call within budget and applies the event policy
+// to its outcome, with fp as the plugin's failure policy for this event. It
+// returns an error only when the operation must fail.
+func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp FailurePolicy, budget callBudget, call func(context.Context) error) error {
 	start := time.Now()
 	mark, done := p.handling(ev)
 	defer done()
 	called := false
-	err := p.invoke(ctx, a.opts.request, func(ctx context.Context) error {
+	err := p.invoke(ctx, budget.timeout, func(ctx context.Context) error {
 		called = true
 		mark()
 		return call(ctx)
@@ -100,6 +119,9 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 		return nil
 	}
 	f := classify(ctx, p, err)
+	if f == failTimeout && budget.cut {
+		f = failDeadline
+	}
 	if m, ok := a.opts.metrics.(CallFailureMetrics); ok {
 		m.PluginCallFailed(p.id, ev, f.outcome(), err)
 	}
@@ -113,6 +135,9 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 // applyPolicy is the event policy table's error columns (event_policy.go). It
 // logs one line that says what happened and what follows, then acts.
 func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp FailurePolicy, f failure, err error) error {
+	if f == failDeadline {
+		return a.cutByEventDeadline(ctx, ev, p, pol.class == classValidation || fp.FailRequest, err)
+	}
 	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}
 	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
 	cutShort := errors.Is(err, errRequestCutShort)

@@ -93,7 +93,8 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		a.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
 		return mergeError(result.Apply(p.id, rsp))
 	}
-	err = relayOutgoing(ctx, a, api.Event_CREATE_CONTAINER, out, api.PluginService.CreateContainer, collect)
+	dl := a.creationDeadline(ctx, validators)
+	err = relayWithin(ctx, a, api.Event_CREATE_CONTAINER, out, api.PluginService.CreateContainer, collect, dl)
 	if err == nil {
 		// A reply that failed to merge always fails the event (event_policy.go);
 		// this keeps a half-merged response from ever reaching the runtime.
@@ -103,7 +104,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	if err == nil {
 		merged = result.Response()
 		shapeLikeReference(merged.Adjust)
-		err = a.validate(ctx, req, c, merged, validators)
+		err = a.validate(ctx, dl, req, c, merged, validators)
 	}
 	a.lifecycle.containerCreated(req.GetContainer(), err == nil)
 	if err != nil {

@@ -21,6 +21,18 @@ type crioNRIConfig struct {
 	PluginRequestTimeout      time.Duration        `toml:"nri_plugin_request_timeout"`
 	DisableConnections        bool                 `toml:"nri_disable_connections"`
 	DefaultValidator          *crioValidatorConfig `toml:"default_validator"`
+	// The keys of per-plugin settings and event budgets, nri_-prefixed as
+	// CRI-O's others.
+	EventBudget     time.Duration                 `toml:"nri_event_budget"`
+	DeadlineReserve time.Duration                 `toml:"nri_deadline_reserve"`
+	BudgetCheck     string                        `toml:"nri_budget_check"`
+	PluginSettings  map[string]crioPluginSettings `toml:"plugin_settings"`
+}
+
+// crioPluginSettings is one [crio.nri.plugin_settings."NN-name"] table.
+type crioPluginSettings struct {
+	RequestTimeout time.Duration      `toml:"nri_request_timeout"`
+	FailurePolicy  *nri.FailurePolicy `toml:"nri_failure_policy"`
 }
 
 // crioValidatorConfig is CRI-O's [crio.nri.default_validator] table: eight
@@ -70,7 +82,86 @@ func (c *crioNRIConfig) toOptions() []nri.Option {
 			TolerateMissingAnnotation:             v.TolerateMissingAnnotation,
 		}))
 	}
+	return append(opts, c.budgetOptions()...)
+}
+
+// budgetOptions maps the per-plugin settings and event budget keys.
+func (c *crioNRIConfig) budgetOptions() []nri.Option {
+	var opts []nri.Option
+	for key, s := range c.PluginSettings {
+		opts = append(opts, nri.WithPluginSettings(key, nri.PluginSettings{
+			RequestTimeout: nri.Duration(s.RequestTimeout), FailurePolicy: s.FailurePolicy}))
+	}
+	if c.EventBudget != 0 {
+		opts = append(opts, nri.WithEventBudget(c.EventBudget))
+	}
+	if c.DeadlineReserve != 0 {
+		opts = append(opts, nri.WithDeadlineReserve(c.DeadlineReserve))
+	}
+	if c.BudgetCheck != "" {
+		opts = append(opts, nri.WithBudgetCheck(nri.BudgetCheck(c.BudgetCheck)))
+	}
 	return opts
+}
+
+// CRI-O's per-plugin settings and event budget, from
+//
+//	[crio.nri]
+//	  nri_event_budget = "3s"
+//	  nri_budget_check = "refuse"
+//	[crio.nri.plugin_settings."10-dranet"]
+//	  nri_request_timeout = "10s"
+//	  nri_failure_policy = { fail_request = true, keep_connected = true }
+//
+// A bad value fails New, naming the setting.
+func Example_crioPluginSettings() {
+	c := &crioNRIConfig{
+		Enabled:            true,
+		DisableConnections: true,
+		PluginPath:         nri.DefaultPluginPath,
+		EventBudget:        3 * time.Second,
+		BudgetCheck:        "refuse",
+		PluginSettings: map[string]crioPluginSettings{"10-dranet": {
+			RequestTimeout: 10 * time.Second,
+			FailurePolicy:  &nri.FailurePolicy{FailRequest: true, KeepConnected: true},
+		}},
+	}
+	a, err := nri.New("cri-o", "1.37.0", nil, nil, c.toOptions()...)
+	fmt.Println(a != nil, err)
+
+	c.PluginSettings["10-dranet"] = crioPluginSettings{RequestTimeout: -time.Second}
+	_, err = nri.New("cri-o", "1.37.0", nil, nil, c.toOptions()...)
+	fmt.Println(err)
+	// Output:
+	// true <nil>
+	// nrikit: plugin_settings."10-dranet".request_timeout: must be positive, got -1s
+}
+
+// A containerd that embeds adaptation.Config reads, under its NRI table,
+//
+//	[plugins."io.containerd.nri.v1.nri"]
+//	  event_budget = "3s"
+//	  deadline_reserve = "100ms"
+//	  budget_check = "warn"
+//	  [plugins."io.containerd.nri.v1.nri".plugin_settings."10-dranet"]
+//	    request_timeout = "10s"
+//	    failure_policy  = { fail_request = true, keep_connected = true }
+//
+// which decodes to this Config (its JSON form has the same keys).
+func Example_containerdPluginSettings() {
+	cfg := nri.Config{
+		DisableConnections: true,
+		EventBudget:        nri.Duration(3 * time.Second),
+		DeadlineReserve:    nri.Duration(100 * time.Millisecond),
+		BudgetCheck:        nri.BudgetWarn,
+		PluginSettings: map[string]nri.PluginSettings{"10-dranet": {
+			RequestTimeout: nri.Duration(10 * time.Second),
+			FailurePolicy:  &nri.FailurePolicy{FailRequest: true, KeepConnected: true},
+		}},
+	}
+	a, err := nri.New("containerd", "v2.2.0", nil, nil, cfg.Options()...)
+	fmt.Println(a != nil, err)
+	// Output: true <nil>
 }
 
 // CRI-O keeps its own [crio.nri] keys and maps them onto options.

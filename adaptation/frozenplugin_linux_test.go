@@ -406,16 +406,19 @@ func TestStopWithFrozenPlugin(t *testing.T) {
 
 // TestCallerDeadlineCutsShortAStalledWrite: when the runtime's caller has
 // less time than the request timeout, a request write to a plugin that
-// stopped reading ends at the caller's deadline: the call fails with the
-// caller's context error and blames no plugin, but the plugin, whose
-// connection the cut left in the middle of a message, is dropped even with
-// keep_connected.
+// stopped reading ends at the event's deadline (the caller's, less the
+// deadline reserve): for a plugin whose failure fails the request, the call
+// fails with the caller's context error and blames no plugin, but the
+// plugin, whose connection the cut left in the middle of a message, is
+// dropped even with keep_connected.
 func TestCallerDeadlineCutsShortAStalledWrite(t *testing.T) {
 	for _, rev := range []string{"v1alpha1", "v1beta1"} {
 		t.Run(rev, func(t *testing.T) {
 			noLeaks(t)
 			e := newEnv(t, adaptation.WithRequestTimeout(time.Minute),
-				adaptation.WithDefaultFailurePolicy(adaptation.FailurePolicy{KeepConnected: true}))
+				adaptation.WithDefaultFailurePolicy(adaptation.FailurePolicy{KeepConnected: true}),
+				adaptation.WithPluginSettings("05-stalled", adaptation.PluginSettings{
+					FailurePolicy: &adaptation.FailurePolicy{FailRequest: true, KeepConnected: true}}))
 			e.start()
 			peer := dialStallingPeer(t, e.socket, rev, readsNothing, "05", "stalled",
 				api.MustParseEventMask("RunPodSandbox"), keepOnly)

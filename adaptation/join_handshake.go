@@ -80,6 +80,7 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 		p.joining = a.joining.begin(p.id, p.conn.pid(), phaseConfigure)
 	}
 	defer p.joining.end()
+	a.applySettings(p)
 	a.observe(p)
 	p.joining.enter(p.id, phaseConfigure)
 	if err := a.configure(ctx, p); err != nil {
@@ -123,11 +124,11 @@ func (a *Adaptation) configure(ctx context.Context, p *plugin) error {
 		RuntimeName:         a.runtimeName,
 		RuntimeVersion:      a.runtimeVersion,
 		RegistrationTimeout: a.opts.registration.Milliseconds(),
-		RequestTimeout:      a.opts.request.Milliseconds(),
+		RequestTimeout:      p.timeout.Milliseconds(),
 		NRIVersion:          a.opts.nriVersion,
 	}
 	var rsp *api.ConfigureResponse
-	err := p.invoke(ctx, a.opts.request, func(ctx context.Context) (err error) {
+	err := p.invoke(ctx, p.timeout, func(ctx context.Context) (err error) {
 		rsp, err = p.svc.Configure(ctx, req)
 		return err
 	})
@@ -139,8 +140,8 @@ func (a *Adaptation) configure(ctx context.Context, p *plugin) error {
 		return err
 	}
 	p.events = events
-	p.policy = failurePolicyFrom(p.rev.declaredPolicy(rsp), a.opts.failurePolicy)
-	return nil
+	p.policy, p.policyFrom = a.effectivePolicy(p, p.rev.declaredPolicy(rsp))
+	return a.admitByBudget(p)
 }
 
 // watch drops the plugin when its connection is lost while idle.

@@ -77,7 +77,7 @@ func (a *Adaptation) payOwed(ctx context.Context, p *plugin, ev api.Event, req a
 		return
 	}
 	owed := missedEvent{ev: api.Event_RUN_POD_SANDBOX, pod: pod}
-	err := p.invoke(ctx, a.opts.request, func(ctx context.Context) error { return owed.send(ctx, a, p) })
+	err := p.invoke(ctx, p.timeout, func(ctx context.Context) error { return owed.send(ctx, a, p) })
 	if err != nil {
 		p.log.WithError(err).WithField("event", ev.Name()).WithField("pod", pod.GetId()).
 			Warn("nrikit: telling the plugin of a pod its snapshot left out failed")

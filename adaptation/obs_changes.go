@@ -126,6 +126,7 @@ func (a *Adaptation) reportJoined(p *plugin) {
 // reportLeft reports that p, which had joined, is gone.
 func (a *Adaptation) reportLeft(p *plugin, phase, reason string) {
 	<-p.joinReported
+	a.budgetAfterLeave(p, reason)
 	change := changeOf(PluginLeft, p, phase, reason)
 	change.Output = p.conn.output()
 	a.readiness.left(p, phase, reason)

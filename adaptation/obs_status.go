@@ -63,6 +63,13 @@ type StatusSettings struct {
 	ContainerRecords int `json:"container_records"`
 	// StatusSocket is the status endpoint's path; "" when it is off.
 	StatusSocket string `json:"status_socket"`
+	// PluginSettings are the operator's per-plugin settings, by key
+	// (plugin_settings); each plugin's effective values are in Plugins.
+	PluginSettings map[string]PluginSettings `json:"plugin_settings,omitempty"`
+	// EventBudget is NRI's share of one setup event; 0: none.
+	EventBudget     Duration    `json:"event_budget"`
+	DeadlineReserve Duration    `json:"deadline_reserve"`
+	BudgetCheck     BudgetCheck `json:"budget_check"`
 	// PluginReadiness is the readiness gate (plugin_readiness); nil when
 	// its wait is 0 (off).
 	PluginReadiness *ReadinessConfig `json:"plugin_readiness,omitempty"`
@@ -167,12 +174,33 @@ func (a *Adaptation) statusSettings() StatusSettings {
 		DefaultValidator:     o.defaultValidator != nil,
 		ContainerRecords:     o.containerRecords,
 		StatusSocket:         o.statusSocket,
+		EventBudget:          Duration(o.eventBudget),
+		DeadlineReserve:      Duration(o.deadlineReserve),
+		BudgetCheck:          o.budgetCheck,
 	}
 	if o.disableConnect {
 		s.SocketPath = ""
 	}
+	s.PluginSettings = copySettings(o.pluginSettings)
 	if r := o.readiness; r.wait > 0 {
 		s.PluginReadiness = &ReadinessConfig{Wait: Duration(r.wait), OnTimeout: r.onTimeout, ExemptNamespaces: slices.Clone(r.exempt)}
 	}
 	return s
+}
+
+// copySettings copies the operator's per-plugin settings, so that a Status
+// shares nothing a caller could change under the adaptation; nil if none.
+func copySettings(in map[string]PluginSettings) map[string]PluginSettings {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]PluginSettings, len(in))
+	for key, s := range in {
+		if s.FailurePolicy != nil {
+			fp := *s.FailurePolicy
+			s.FailurePolicy = &fp
+		}
+		out[key] = s
+	}
+	return out
 }

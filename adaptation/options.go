@@ -59,8 +59,12 @@ type options struct {
 	wasm             wasmOptions
 	callObserver     func(PluginCall) // nil: plugin calls are not wrapped
 	pluginOutput     PluginOutput
-	containerRecords int    // containers whose record is kept; 0: none
-	statusSocket     string // the status endpoint's path; "": off
+	containerRecords int                       // containers whose record is kept; 0: none
+	statusSocket     string                    // the status endpoint's path; "": off
+	pluginSettings   map[string]PluginSettings // by "NN-name" or "name" (plugin_settings.go)
+	eventBudget      time.Duration             // 0: none (event_deadline.go)
+	deadlineReserve  time.Duration
+	budgetCheck      BudgetCheck // join_budget.go
 }
 
 func defaultOptions() options {
@@ -75,6 +79,8 @@ func defaultOptions() options {
 		metrics:          noopMetrics{},
 		nriVersion:       Version,
 		wasm:             wasmOptions{memoryLimit: DefaultWASMMemoryLimit},
+		deadlineReserve:  DefaultDeadlineReserve,
+		budgetCheck:      BudgetWarn,
 	}
 }
 

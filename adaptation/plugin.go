@@ -71,6 +71,12 @@ type plugin struct {
 	events api.EventMask
 	policy FailurePolicy
 
+	// Set at registration from the operator's settings (plugin_settings.go),
+	// read-only afterwards: each call's own timeout, and where it and
+	// policy came from.
+	timeout                 time.Duration
+	timeoutFrom, policyFrom string
+
 	busy chan struct{} // one slot: the request in progress
 	// joinReported is closed once the plugin's joining has been reported,
 	// which its leaving must follow.
@@ -116,6 +122,9 @@ func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn tr
 		joinReported: make(chan struct{}),
 		closed:       make(chan struct{}),
 		rev:          revV1alpha1,
+		timeout:      DefaultRequestTimeout, // the runtime's, from its handshake (applySettings)
+		timeoutFrom:  FromDefault,
+		policyFrom:   FromDefault,
 		log:          log.WithField("plugin", id),
 		slowLog:      newSlowLog(),
 		stats:        &pluginStats{},

@@ -24,7 +24,7 @@ func (a *Adaptation) catchUp(ctx context.Context, p *plugin, pods []*api.PodSand
 		if !p.subscribed(c.ev) {
 			continue
 		}
-		err := p.invoke(ctx, a.opts.request, func(ctx context.Context) error {
+		err := p.invoke(ctx, p.timeout, func(ctx context.Context) error {
 			return c.send(ctx, a, p)
 		})
 		if err != nil {

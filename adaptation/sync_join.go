@@ -110,7 +110,8 @@ func (a *Adaptation) join(ctx context.Context, p *plugin) error {
 	a.opts.metrics.PluginCount(a.registry.len())
 	// Logged before the joined report, so an operator reading the log and a
 	// PluginChanges consumer see the plugin arrive in the same order.
-	p.log.WithField("kind", p.kind.String()).WithField("events", subscription(p.events)).Info("nrikit: plugin connected")
+	p.log.WithField("kind", p.kind.String()).WithField("events", subscription(p.events)).WithFields(p.settingsFields()).
+		Info("nrikit: plugin connected")
 	a.reportJoined(p)
 	if old != nil {
 		a.wg.Add(1)

@@ -31,7 +31,7 @@ func (a *Adaptation) validators() []*plugin {
 // fails the creation; a validator that timed out or was lost is also
 // dropped. A validator whose connection was already gone is skipped, as by
 // the reference.
-func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerRequest, c creation, merged *api.CreateContainerResponse, validators []*plugin) error {
+func (a *Adaptation) validate(ctx context.Context, dl eventDeadline, req *api.CreateContainerRequest, c creation, merged *api.CreateContainerResponse, validators []*plugin) error {
 	plugins := a.registry.snapshot()
 	validators = slices.DeleteFunc(validators, func(p *plugin) bool {
 		return p.gone() || !slices.Contains(plugins, p) // dropped meanwhile, or the runtime stops
@@ -65,10 +65,10 @@ func (a *Adaptation) validate(ctx context.Context, req *api.CreateContainerReque
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[1+i] = a.validateWith(ctx, p, out.to(p))
+			errs[1+i] = a.validateWith(ctx, dl, p, out.to(p))
 		}()
 	}
-	errs[1+last] = a.validateWith(ctx, validators[last], out.to(validators[last]))
+	errs[1+last] = a.validateWith(ctx, dl, validators[last], out.to(validators[last]))
 	wg.Wait()
 	return errors.Join(errs...)
 }
@@ -100,10 +100,16 @@ func (c consulted) instances(plugins []*plugin) []*api.PluginInstance {
 	return out
 }
 
-func (a *Adaptation) validateWith(ctx context.Context, p *plugin, req *api.ValidateContainerAdjustmentRequest) error {
+// validateWith asks one validator, within its own timeout capped by the
+// creation's deadline dl.
+func (a *Adaptation) validateWith(ctx context.Context, dl eventDeadline, p *plugin, req *api.ValidateContainerAdjustmentRequest) error {
 	const ev = api.Event_VALIDATE_CONTAINER_ADJUSTMENT
+	budget := dl.forMandatory(p)
+	if budget.timeout <= 0 {
+		return a.notReached(ctx, ev, p, true)
+	}
 	answered := false
-	err := a.deliver(ctx, policyOf(ev), ev, p, p.policy, func(ctx context.Context) error {
+	err := a.deliver(ctx, policyOf(ev), ev, p, p.policy, budget, func(ctx context.Context) error {
 		rsp, err := p.svc.ValidateContainerAdjustment(ctx, req)
 		if err != nil {
 			return err

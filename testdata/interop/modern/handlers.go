@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/containerd/nri/pkg/api"
 	"github.com/containerd/nri/pkg/stub"
@@ -44,6 +45,36 @@ type eventSet map[string]bool
 
 // parseEvents parses a comma list of event names, matched case-insensitively.
 // Only subscribable events are accepted if subscribable is set.
+// delays maps a handler's event name to how long it waits first.
+type delays map[string]time.Duration
+
+// parseDelays reads "E1:D1,E2:D2": event names as parseEvents takes them,
+// each with a Go duration.
+func parseDelays(list string) (delays, error) {
+	out := delays{}
+	for _, item := range strings.Split(list, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(item, ":")
+		if !ok {
+			return nil, fmt.Errorf("%q is not EVENT:DURATION", item)
+		}
+		set, err := parseEvents(name, false)
+		if err != nil {
+			return nil, err
+		}
+		d, err := time.ParseDuration(strings.TrimSpace(value))
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%q: bad duration %q", name, value)
+		}
+		for event := range set {
+			out[event] = d
+		}
+	}
+	return out, nil
+}
+
 func parseEvents(list string, subscribable bool) (eventSet, error) {
 	set := eventSet{}
 	for _, name := range strings.Split(list, ",") {
@@ -172,7 +203,7 @@ func (p *plugin) newRecord(ctx context.Context, event string, pod *api.PodSandbo
 	}
 }
 
-// handle logs the record, then exits, hangs or fails as configured.
+// handle logs the record, then waits, exits, hangs or fails as configured.
 func (p *plugin) handle(ctx context.Context, cfg *settings, r *record) error {
 	switch {
 	case cfg.Exit[r.Event]:
@@ -183,6 +214,15 @@ func (p *plugin) handle(ctx context.Context, cfg *settings, r *record) error {
 		r.Action = "fail"
 	}
 	p.rec.write(r)
+	if d := cfg.Delay[r.Event]; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	switch r.Action {
 	case "exit":
 		os.Exit(3)

@@ -30,7 +30,7 @@ const envPrefix = "NRI_INTEROP_"
 
 // settingKeys are the keys understood in the Configure config text. Each one
 // is also a flag of the same name and an environment variable.
-var settingKeys = []string{"log", "events", "fail", "hang", "exit", "annotation", "env", "failure_policy",
+var settingKeys = []string{"log", "events", "fail", "hang", "exit", "delay", "annotation", "env", "failure_policy",
 	"hook", "seccomp", "namespace", "sysctl"}
 
 // settings is what the plugin is told to do. A value is never modified once
@@ -41,6 +41,7 @@ type settings struct {
 	Fail       eventSet  // handlers that return an error
 	Hang       eventSet  // handlers that block until the request's context ends
 	Exit       eventSet  // handlers that call os.Exit(3)
+	Delay      delays    // handlers that wait this long (or until the request ends) first
 	Annotation *keyValue // CreateContainer annotation; nil means the default
 	Env        *keyValue // CreateContainer env var; nil means the default
 
@@ -76,6 +77,8 @@ func (s *settings) set(key, value string) error {
 		s.Hang, err = parseEvents(value, false)
 	case "exit":
 		s.Exit, err = parseEvents(value, false)
+	case "delay":
+		s.Delay, err = parseDelays(value)
 	case "annotation":
 		s.Annotation, err = parseKeyValue(value)
 	case "env":
@@ -257,6 +260,8 @@ Settings (config key / flag / environment variable):
   fail=E1,...            return an error from these handlers
   hang=E1,...            block in these handlers until the request ends
   exit=E1,...            os.Exit(3) inside these handlers
+  delay=E1:D1,...        wait D (a Go duration) in handler E before the rest,
+                         or until the request ends
   annotation=KEY=VALUE   CreateContainer annotation ("" = none; default
                          interop.nrikit.io/<name>=%s)
   env=KEY=VALUE          CreateContainer env var ("" = none; default
@@ -270,7 +275,7 @@ Settings (config key / flag / environment variable):
   sysctl=KEY=VALUE       CreateContainer sets a sysctl
 
 Events: %s.
-fail, hang and exit also accept %s.
+fail, hang, exit and delay also accept %s.
 
 Flags:
 `, os.Args[0], stubVersion, stubVersion, strings.Join(eventNameList()[:len(events)], ", "), strings.Join(requests, ", "))

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package adaptation_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+// deadlineMargin is how much later than the event's deadline a call may
+// return on a loaded machine; only a broken deadline takes longer.
+const deadlineMargin = 700 * time.Millisecond
+
+// TestCallerDeadlineCutsASlowPlugin: with a caller deadline of 1 s and a
+// plugin that needs 3 s, CreateContainer ends at the event's deadline (the
+// caller's less the 100 ms reserve). An optional plugin is skipped: the
+// creation succeeds without its adjustment, the plugin is not blamed (its
+// outcome is canceled, it stays connected and gets the next event). A
+// mandatory one (fail_request, set by the operator) fails the creation with
+// an error that names it.
+func TestCallerDeadlineCutsASlowPlugin(t *testing.T) {
+	for _, mandatory := range []bool{false, true} {
+		name := map[bool]string{false: "optional", true: "fail_request"}[mandatory]
+		t.Run(name, func(t *testing.T) {
+			var opts []adaptation.Option
+			if mandatory {
+				opts = append(opts, adaptation.WithPluginSettings("slow", adaptation.PluginSettings{
+					FailurePolicy: &adaptation.FailurePolicy{FailRequest: true}}))
+			}
+			e := newEnv(t, append(opts, adaptation.WithRequestTimeout(5*time.Second))...)
+			e.preinstall("10", "fast", testplugin.Config{Events: creations, Annotations: map[string]string{"fast": "yes"}})
+			e.preinstall("20", "slow", testplugin.Config{Events: creations, Behaviours: delayed("CreateContainer", 3*time.Second),
+				Annotations: map[string]string{"slow": "yes"}})
+			e.start()
+			e.waitPlugins("10-fast", "20-slow")
+
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			start := time.Now()
+			rsp, err := createUnder(t, e.a, ctx, "cd")
+			took := time.Since(start)
+
+			if took < 850*time.Millisecond || took > 900*time.Millisecond+deadlineMargin {
+				t.Errorf("CreateContainer took %v, want about 0.9 s", took)
+			}
+			if mandatory {
+				if !errors.Is(err, adaptation.ErrEventDeadline) || !errors.Is(err, context.DeadlineExceeded) ||
+					!strings.Contains(err.Error(), "20-slow") {
+					t.Errorf("CreateContainer = %v, want the event's deadline naming 20-slow", err)
+				}
+				var perr *adaptation.PluginError
+				if errors.As(err, &perr) {
+					t.Errorf("the deadline was blamed on plugin %s: %v", perr.Plugin, err)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("CreateContainer = %v, want success without the slow plugin", err)
+				}
+				if ann := rsp.GetAdjust().GetAnnotations(); ann["fast"] != "yes" || ann["slow"] != "" {
+					t.Errorf("annotations %v, want the fast plugin's and not the slow one's", ann)
+				}
+			}
+			if n := e.metrics.count("20-slow", api.Event_CREATE_CONTAINER, adaptation.OutcomeCanceled); n != 1 {
+				t.Errorf("20-slow: %d canceled creations, want 1", n)
+			}
+			if n := e.metrics.count("20-slow", api.Event_CREATE_CONTAINER, adaptation.OutcomeTimeout); n != 0 {
+				t.Errorf("20-slow: %d timed-out creations, want none", n)
+			}
+			if ids := pluginIDs(e.a); !slices.Equal(ids, []string{"10-fast", "20-slow"}) {
+				t.Fatalf("active plugins %v: the plugin the deadline cut was dropped", ids)
+			}
+			if err := e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: testPod("next")}); err != nil {
+				t.Fatalf("next event: %v", err)
+			}
+			if evs := e.events("slow"); !slices.Equal(evs, []string{"RunPodSandbox", "CreateContainer", "RunPodSandbox"}) {
+				t.Errorf("20-slow got %v, want the next event after the cut creation", evs)
+			}
+		})
+	}
+}
+
+// TestEventBudgetReservesTimeForMandatoryPlugins: with event_budget 3s, an
+// optional plugin that hangs, whose own timeout would take the whole
+// budget, is cut short in time for the mandatory plugin after it, whose
+// adjustment the creation gets; the hanging one is not dropped.
+func TestEventBudgetReservesTimeForMandatoryPlugins(t *testing.T) {
+	e := newEnv(t, adaptation.WithRequestTimeout(5*time.Second), adaptation.WithEventBudget(3*time.Second),
+		adaptation.WithPluginSettings("20-must", adaptation.PluginSettings{RequestTimeout: adaptation.Duration(time.Second),
+			FailurePolicy: &adaptation.FailurePolicy{FailRequest: true}}))
+	e.preinstall("10", "hang", testplugin.Config{Events: creations,
+		Behaviours: map[string]testplugin.Behaviour{"CreateContainer": {Hang: true}}})
+	e.preinstall("20", "must", testplugin.Config{Events: creations, Annotations: map[string]string{"must": "yes"}})
+	e.start()
+	e.waitPlugins("10-hang", "20-must")
+
+	start := time.Now()
+	rsp, err := createUnder(t, e.a, context.Background(), "eb")
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("CreateContainer = %v, want success with the mandatory plugin", err)
+	}
+	if rsp.GetAdjust().GetAnnotations()["must"] != "yes" {
+		t.Errorf("adjustment %v lacks the mandatory plugin's", rsp.GetAdjust())
+	}
+	// The hanging plugin gets the budget less the reserve and the mandatory
+	// plugin's second: about 1.9 s.
+	if took < 1800*time.Millisecond || took > 2900*time.Millisecond+deadlineMargin {
+		t.Errorf("CreateContainer took %v, want about 1.9 s", took)
+	}
+	if n := e.metrics.count("10-hang", api.Event_CREATE_CONTAINER, adaptation.OutcomeCanceled); n != 1 {
+		t.Errorf("10-hang: %d canceled creations, want 1", n)
+	}
+	e.waitPlugins("10-hang", "20-must")
+}
+
+// TestEventDeadlinePassedCallsNobody: an event whose deadline has passed
+// when it begins (a caller's deadline shorter than the reserve) fails at
+// once, naming the plugins, without calling any.
+func TestEventDeadlinePassedCallsNobody(t *testing.T) {
+	e := newEnv(t)
+	e.preinstall("10", "a", testplugin.Config{Events: creations})
+	e.start()
+	e.waitPlugins("10-a")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := createUnder(t, e.a, ctx, "dp")
+	if !errors.Is(err, adaptation.ErrEventDeadline) || !strings.Contains(err.Error(), "10-a") {
+		t.Fatalf("CreateContainer = %v, want the event's deadline naming 10-a", err)
+	}
+	if evs := e.events("a"); slices.Contains(evs, "CreateContainer") {
+		t.Errorf("10-a was called after the event's deadline: %v", evs)
+	}
+	e.waitPlugins("10-a")
+}
+
+// TestNoDeadlineKeepsTheOwnTimeout: without a caller deadline and a budget,
+// a call gets its plugin's whole timeout, as before.
+func TestNoDeadlineKeepsTheOwnTimeout(t *testing.T) {
+	e := newEnv(t, adaptation.WithRequestTimeout(300*time.Millisecond))
+	e.preinstall("10", "slow", testplugin.Config{Events: creations, Behaviours: delayed("CreateContainer", 150*time.Millisecond),
+		Annotations: map[string]string{"slow": "yes"}})
+	e.start()
+	e.waitPlugins("10-slow")
+	rsp, err := createUnder(t, e.a, context.Background(), "nd")
+	if err != nil || rsp.GetAdjust().GetAnnotations()["slow"] != "yes" {
+		t.Fatalf("CreateContainer = %v, %v; want the slow plugin's adjustment", rsp.GetAdjust(), err)
+	}
+}
+
+// TestInteropSettingsAndDeadline: a reference-stub plugin that needs 600 ms
+// for a creation is kept with its own request_timeout while one without it
+// is dropped at the runtime's 200 ms; a caller deadline then cuts the kept
+// plugin's creation short without blaming it, and it adjusts the next one.
+func TestInteropSettingsAndDeadline(t *testing.T) {
+	e := newEnv(t, adaptation.WithRequestTimeout(200*time.Millisecond),
+		adaptation.WithPluginSettings("10-kept", adaptation.PluginSettings{RequestTimeout: adaptation.Duration(5 * time.Second)}))
+	for _, name := range []string{"10-kept", "20-unset"} {
+		idx, n, _ := strings.Cut(name, "-")
+		e.refPreinstall("modern", idx, n, "events=RunPodSandbox,CreateContainer", "delay=CreateContainer:600ms")
+	}
+	e.start()
+	e.waitPlugins("10-kept", "20-unset")
+	const kept = "interop.nrikit.io/kept"
+
+	rsp, err := createUnder(t, e.a, context.Background(), "i1")
+	if err != nil || rsp.GetAdjust().GetAnnotations()[kept] == "" {
+		t.Fatalf("first creation: %v, %v; want the kept plugin's adjustment", rsp.GetAdjust(), err)
+	}
+	e.waitPlugins("10-kept")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	rsp, err = createUnder(t, e.a, ctx, "i2")
+	if err != nil || rsp.GetAdjust().GetAnnotations()[kept] != "" {
+		t.Fatalf("creation under a 400 ms deadline: %v, %v; want success without the slow plugin", rsp.GetAdjust(), err)
+	}
+	if n := e.metrics.count("10-kept", api.Event_CREATE_CONTAINER, adaptation.OutcomeCanceled); n != 1 {
+		t.Errorf("10-kept: %d canceled creations, want 1", n)
+	}
+	rsp, err = createUnder(t, e.a, context.Background(), "i3")
+	if err != nil || rsp.GetAdjust().GetAnnotations()[kept] == "" {
+		t.Fatalf("next creation: %v, %v; want the kept plugin's adjustment", rsp.GetAdjust(), err)
+	}
+	e.waitPlugins("10-kept")
+}
+
+// TestEventDeadlineCapsValidators: a validator gets its own timeout capped
+// by the creation's deadline; one the deadline cuts short fails the
+// creation (a validator's silence is never consent) without being dropped.
+func TestEventDeadlineCapsValidators(t *testing.T) {
+	e := newEnv(t, adaptation.WithRequestTimeout(5*time.Second))
+	e.preinstall("10", "val", testplugin.Config{Events: "runpodsandbox,validatecontaineradjustment",
+		Behaviours: delayed("ValidateContainerAdjustment", 3*time.Second)})
+	e.start()
+	e.waitPlugins("10-val")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := createUnder(t, e.a, ctx, "cv")
+	took := time.Since(start)
+	if !errors.Is(err, adaptation.ErrEventDeadline) || !strings.Contains(err.Error(), "10-val") {
+		t.Errorf("CreateContainer = %v, want the event's deadline naming 10-val", err)
+	}
+	if took > 900*time.Millisecond+deadlineMargin {
+		t.Errorf("CreateContainer took %v, want about 0.9 s", took)
+	}
+	if n := e.metrics.count("10-val", api.Event_VALIDATE_CONTAINER_ADJUSTMENT, adaptation.OutcomeCanceled); n != 1 {
+		t.Errorf("10-val: %d canceled validations, want 1", n)
+	}
+	e.waitPlugins("10-val")
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Missing the event's deadline: ErrEventDeadline, and what a call D cut short or never reached means.
+
+package adaptation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// ErrEventDeadline: a setup event or a creation's validation failed because
+// its deadline (the caller's context deadline or the event budget, less the
+// deadline reserve) was reached before a plugin whose failure fails it had
+// answered. The error names the plugins not reached, and also matches
+// context.DeadlineExceeded.
+var ErrEventDeadline = errors.New("nrikit: the event's deadline was reached")
+
+// eventDeadlineError is how a setup event or a validation fails at D.
+type eventDeadlineError struct {
+	ev         string
+	notReached []string // the plugins cut short or never called, in order
+}
+
+func (e *eventDeadlineError) Error() string {
+	return fmt.Sprintf("%v: %s: plugins not reached: %s", ErrEventDeadline, e.ev, strings.Join(e.notReached, ", "))
+}
+
+func (e *eventDeadlineError) Unwrap() []error {
+	return []error{ErrEventDeadline, context.DeadlineExceeded}
+}
+
+// withNotReached adds to an event deadline error the plugins of later that
+// the fan-out of ev would still have called.
+func withNotReached(err error, ev api.Event, later []*plugin) error {
+	var dl *eventDeadlineError
+	if errors.As(err, &dl) {
+		for _, q := range later {
+			if q.subscribed(ev) && !q.gone() {
+				dl.notReached = append(dl.notReached, q.id)
+			}
+		}
+	}
+	return err
+}
+
+// notReached handles p, whose turn came after D: an optional plugin is
+// skipped and the event goes on; a mandatory one fails it.
+func (a *Adaptation) notReached(ctx context.Context, ev api.Event, p *plugin, mandatory bool) error {
+	a.opts.metrics.PluginInvoked(p.id, ev, OutcomeCanceled, 0)
+	log := p.logCtx(ctx).WithField("event", ev.Name())
+	if !mandatory {
+		log.Warn("nrikit: the event's deadline was reached before the plugin's turn; the operation goes on without it")
+		return nil
+	}
+	log.Warn("nrikit: the event's deadline was reached before the plugin's turn; the operation fails")
+	return &eventDeadlineError{ev: ev.Name(), notReached: []string{p.id}}
+}
+
+// cutByEventDeadline is the failure policy of a call that D cut short: not
+// the plugin's fault, so its own policy does not apply. It is kept, unless
+// its connection was left out of step (a request cut short mid-write) or
+// its instance ended; the event fails only if the plugin is mandatory.
+func (a *Adaptation) cutByEventDeadline(ctx context.Context, ev api.Event, p *plugin, mandatory bool, err error) error {
+	outOfStep := errors.Is(err, errRequestCutShort) || connectionLost(p.conn)
+	what := "nrikit: the event's deadline cut the plugin's call short"
+	if outOfStep {
+		what += "; dropping it, its connection is out of step"
+	}
+	if mandatory {
+		what += "; the operation fails"
+	} else {
+		what += "; the operation goes on without it"
+	}
+	p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error()).Warn(what)
+	if outOfStep {
+		a.drop(ctx, p, ev.Name(), failDeadline)
+	}
+	if mandatory {
+		return &eventDeadlineError{ev: ev.Name(), notReached: []string{p.id}}
+	}
+	return nil
+}
+
+// deadlinePassed fails at once, calling nobody, an event whose deadline had
+// passed when it began, if any plugin takes it.
+func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins []*plugin) error {
+	e := &eventDeadlineError{ev: ev.Name()}
+	for _, p := range plugins {
+		if p.subscribed(ev) && !p.gone() {
+			e.notReached = append(e.notReached, p.id)
+			a.opts.metrics.PluginInvoked(p.id, ev, OutcomeCanceled, 0)
+		}
+	}
+	if len(e.notReached) == 0 {
+		return nil
+	}
+	a.logCtx(ctx).WithField("event", ev.Name()).WithField("plugins", strings.Join(e.notReached, ",")).
+		Warn("nrikit: the event's deadline had passed when it began; the operation fails without calling any plugin")
+	return e
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Admission by budget: each setup event's worst case against the event budget, on every join and leave.
+
+package adaptation
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// BudgetCheck is what a plugin meets that would push a setup event's worst
+// case (the sum of its plugins' timeouts, plus the slowest validator's for
+// CreateContainer) over the event budget.
+type BudgetCheck string
+
+// The budget checks.
+const (
+	// BudgetWarn admits the plugin and logs one warning naming the event,
+	// its worst case and its plugins. The default.
+	BudgetWarn BudgetCheck = "warn"
+	// BudgetRefuse refuses the joining plugin at configuration (a
+	// PluginFailed change); plugins already joined are left alone.
+	BudgetRefuse BudgetCheck = "refuse"
+	// BudgetOff checks nothing.
+	BudgetOff BudgetCheck = "off"
+)
+
+// ErrOverBudget is why BudgetRefuse refused a plugin: with it, a setup
+// event's worst case would exceed the event budget.
+var ErrOverBudget = errors.New("nrikit: the plugin would push an event's worst case over the event budget")
+
+// WithBudgetCheck sets what a plugin that would push a setup event's worst
+// case over the event budget (WithEventBudget) meets; BudgetWarn unless set.
+// Without an event budget nothing is checked.
+func WithBudgetCheck(c BudgetCheck) Option {
+	return func(o *options) error {
+		switch c {
+		case BudgetWarn, BudgetRefuse, BudgetOff:
+			o.budgetCheck = c
+			return nil
+		}
+		return fmt.Errorf("nrikit: budget_check: %q is not one of warn, refuse, off", string(c))
+	}
+}
+
+// setupEvents are the events an event budget bounds, in event order.
+var setupEvents = []api.Event{
+	api.Event_RUN_POD_SANDBOX, api.Event_UPDATE_POD_SANDBOX, api.Event_CREATE_CONTAINER,
+	api.Event_UPDATE_CONTAINER, api.Event_START_CONTAINER,
+}
+
+// overBudget is one setup event whose worst case exceeds the budget.
+type overBudget struct {
+	ev        api.Event
+	worstCase time.Duration
+	plugins   []string
+}
+
+func (o overBudget) String() string {
+	return fmt.Sprintf("%s takes up to %v (%s)", o.ev.Name(), o.worstCase, strings.Join(o.plugins, ", "))
+}
+
+// overBudgetWith lists the setup events whose worst case exceeds the event
+// budget when plugins are active.
+func (a *Adaptation) overBudgetWith(plugins []*plugin) []overBudget {
+	var over []overBudget
+	for _, ev := range setupEvents {
+		o := overBudget{ev: ev}
+		var validator time.Duration
+		for _, p := range plugins {
+			if p.subscribed(ev) {
+				o.worstCase += p.timeout
+				o.plugins = append(o.plugins, p.id)
+			}
+			if ev == api.Event_CREATE_CONTAINER && p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) {
+				validator = max(validator, p.timeout)
+			}
+		}
+		o.worstCase += validator
+		if o.worstCase > a.opts.eventBudget {
+			over = append(over, o)
+		}
+	}
+	return over
+}
+
+// checksBudget tells whether joins and leaves are checked against a budget.
+func (a *Adaptation) checksBudget() bool {
+	return a.opts.eventBudget > 0 && a.opts.budgetCheck != BudgetOff
+}
+
+// admitByBudget checks a configured plugin about to join against the event
+// budget, counting the plugins active but an older instance it replaces:
+// BudgetRefuse refuses it, BudgetWarn logs what it would exceed.
+func (a *Adaptation) admitByBudget(p *plugin) error {
+	if !a.checksBudget() {
+		return nil
+	}
+	plugins := []*plugin{p}
+	for _, q := range a.registry.snapshot() {
+		if q.id != p.id {
+			plugins = append(plugins, q)
+		}
+	}
+	slices.SortFunc(plugins, comparePlugins)
+	over := a.overBudgetWith(plugins)
+	if len(over) == 0 {
+		return nil
+	}
+	if a.opts.budgetCheck == BudgetRefuse {
+		return fmt.Errorf("%w of %v: %s", ErrOverBudget, a.opts.eventBudget, overText(over))
+	}
+	a.warnOverBudget(p.log, "joins", over)
+	return nil
+}
+
+// budgetAfterLeave logs, under BudgetWarn, the events still over budget
+// once a plugin left. A replaced one's successor was checked as it joined.
+func (a *Adaptation) budgetAfterLeave(p *plugin, reason string) {
+	if !a.checksBudget() || a.opts.budgetCheck != BudgetWarn || reason == ReasonReplaced {
+		return
+	}
+	if over := a.overBudgetWith(a.registry.snapshot()); len(over) > 0 {
+		a.warnOverBudget(p.log, "left", over)
+	}
+}
+
+// warnOverBudget logs one line for a change that leaves events over budget.
+func (a *Adaptation) warnOverBudget(log *logrus.Entry, change string, over []overBudget) {
+	log.WithField("change", change).WithField("event_budget", a.opts.eventBudget).WithField("over", overText(over)).
+		Warn("nrikit: setup events' worst case exceeds the event budget")
+}
+
+func overText(over []overBudget) string {
+	parts := make([]string, len(over))
+	for i, o := range over {
+		parts[i] = o.String()
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package adaptation_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/internal/testplugin"
+)
+
+const overBudgetLine = "nrikit: setup events' worst case exceeds the event budget"
+
+// TestBudgetCheck: with event_budget 3s, a plugin whose 2 s timeout would
+// push CreateContainer's worst case to 4 s is refused at configuration by
+// "refuse", the plugin already joined staying; "warn" admits it with one
+// warning line naming the event, its worst case and its plugins.
+func TestBudgetCheck(t *testing.T) {
+	for _, check := range []adaptation.BudgetCheck{adaptation.BudgetRefuse, adaptation.BudgetWarn} {
+		t.Run(string(check), func(t *testing.T) {
+			changes := newChangeLog()
+			e := newEnv(t, adaptation.WithEventBudget(3*time.Second), adaptation.WithBudgetCheck(check),
+				adaptation.WithPluginChanges(changes.add))
+			e.preinstall("10", "first", testplugin.Config{Events: "createcontainer"})
+			e.start()
+			e.waitPlugins("10-first")
+			if lines := e.logged(nil); countMessage(lines, overBudgetLine) != 0 {
+				t.Fatalf("a plugin within the budget was warned about")
+			}
+			e.external("20", "second", testplugin.Config{Events: "createcontainer"})
+
+			const over = "CreateContainer takes up to 4s (10-first, 20-second)"
+			if check == adaptation.BudgetRefuse {
+				got := changes.waitFor(t, "20-second", 1)
+				if !strings.HasPrefix(got[0], "failed configure: ") || !strings.Contains(got[0], "over the event budget") || !strings.Contains(got[0], over) {
+					t.Errorf("20-second: %q, want refused at configure naming %q", got[0], over)
+				}
+				e.waitPlugins("10-first")
+				if _, err := createUnder(t, e.a, context.Background(), "bc"); err != nil {
+					t.Errorf("creation with the joined plugin: %v", err)
+				}
+				return
+			}
+			e.waitPlugins("10-first", "20-second")
+			lines := e.waitLoggedMessage(overBudgetLine)
+			if len(lines) != 1 || lines[0].Data["over"] != over || lines[0].Data["plugin"] != "20-second" {
+				t.Errorf("warnings %d, first %v; want one naming %q", len(lines), lines[0].Data, over)
+			}
+		})
+	}
+}
+
+func countMessage(lines []*logrus.Entry, msg string) int {
+	n := 0
+	for _, l := range lines {
+		if l.Message == msg {
+			n++
+		}
+	}
+	return n
+}
