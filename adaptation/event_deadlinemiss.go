@@ -51,7 +51,7 @@ func withNotReached(err error, ev api.Event, later []*plugin) error {
 // notReached handles p, whose turn came after D: an optional plugin is
 // skipped and the event goes on; a mandatory one fails it.
 func (a *Adaptation) notReached(ctx context.Context, ev api.Event, p *plugin, mandatory bool) error {
-	a.opts.metrics.PluginInvoked(p.id, ev, OutcomeCanceled, 0)
+	a.countNotCalled(p, ev)
 	log := p.logCtx(ctx).WithField("event", ev.Name())
 	if !mandatory {
 		log.Warn("nrikit: the event's deadline was reached before the plugin's turn; the operation goes on without it")
@@ -93,7 +93,7 @@ func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins [
 	for _, p := range plugins {
 		if p.subscribed(ev) && !p.gone() {
 			e.notReached = append(e.notReached, p.id)
-			a.opts.metrics.PluginInvoked(p.id, ev, OutcomeCanceled, 0)
+			a.countNotCalled(p, ev)
 		}
 	}
 	if len(e.notReached) == 0 {
@@ -102,4 +102,11 @@ func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins [
 	a.logCtx(ctx).WithField("event", ev.Name()).WithField("plugins", strings.Join(e.notReached, ",")).
 		Warn("nrikit: the event's deadline had passed when it began; the operation fails without calling any plugin")
 	return e
+}
+
+// countNotCalled counts p's call of ev, which the event's deadline left
+// unmade, as canceled: in the metrics and in p's Status counts alike.
+func (a *Adaptation) countNotCalled(p *plugin, ev api.Event) {
+	a.opts.metrics.PluginInvoked(p.id, ev, OutcomeCanceled, 0)
+	p.stats.record(ev, OutcomeCanceled, 0)
 }

@@ -14,10 +14,6 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// readinessDeadlineReserve is left of the caller's deadline for the pod's
-// creation itself once AwaitPlugins returns.
-const readinessDeadlineReserve = 100 * time.Millisecond
-
 // maxReadinessWaiters bounds the pods waiting at once; beyond it a pod
 // meets the bound at once.
 const maxReadinessWaiters = 1024
@@ -34,7 +30,7 @@ const maxReadinessWaiters = 1024
 // pod tolerates missing plugins (the pod-scoped
 // tolerate_missing_plugins_annotation says "true"), or when its required
 // plugins are active. Otherwise it waits, woken by plugins joining, until
-// they are all active, until wait has passed or ctx's deadline less 100 ms,
+// they are all active, until wait has passed or ctx's deadline less deadline_reserve,
 // or until Stop. At that bound, with on_timeout "fail" it returns an error
 // wrapping ErrPluginsNotReady that tells each missing plugin's story, and
 // with "proceed" it logs a warning, counts the pod in Readiness.Proceeded
@@ -70,8 +66,10 @@ func (r *readinessTracker) isRunning() bool {
 func (a *Adaptation) awaitPlugins(ctx context.Context, pod *api.PodSandbox, required []string) error {
 	r := &a.readiness
 	bound := time.Now().Add(r.opts.wait)
-	if d, ok := ctx.Deadline(); ok && d.Add(-readinessDeadlineReserve).Before(bound) {
-		bound = d.Add(-readinessDeadlineReserve)
+	// The runtime's RunPodSandbox follows in the caller's deadline: the
+	// wait leaves it deadline_reserve, as an event's fan-out does.
+	if d, ok := ctx.Deadline(); ok && d.Add(-a.opts.deadlineReserve).Before(bound) {
+		bound = d.Add(-a.opts.deadlineReserve)
 	}
 	if !r.enter() {
 		return a.atBound(pod, required, fmt.Sprintf("%d pods wait already", maxReadinessWaiters))
