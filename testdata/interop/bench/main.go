@@ -77,6 +77,7 @@ type options struct {
 	impls            string
 	workloads        string
 	profileDir       string
+	containerRecords int // nrikit: container_records (0: off)
 
 	// child flags
 	mode     string // "", sync, events
@@ -111,6 +112,7 @@ func parseFlags() *options {
 	flag.BoolVar(&o.skipSync, "skip-sync", false, "skip the big-node sync comparison")
 	flag.BoolVar(&o.skipEvents, "skip-events", false, "skip the event workloads")
 	flag.BoolVar(&o.skipEvents, "skip-fanout", false, "same as -skip-events")
+	flag.IntVar(&o.containerRecords, "container-records", 0, "nrikit: keep this many containers' records (container_records; 0: off), to measure what they cost")
 	flag.StringVar(&o.profileDir, "cpuprofile", "", "event workloads: write a CPU profile of each measured part (runtime process) into this directory")
 	flag.StringVar(&o.mode, "mode", "", "internal: run one measurement (sync|events) and print it as JSON")
 	flag.StringVar(&o.impl, "impl", "", "internal: "+strings.Join(allImpls, "|"))
@@ -338,7 +340,7 @@ func parent(o *options) error {
 			"-lifecycles", strconv.Itoa(o.lifecycles), "-lifecycle-warmup", strconv.Itoa(o.lifecycleWarmup),
 			"-throughput-events", strconv.Itoa(o.throughputEvents), "-callers", strconv.Itoa(o.callers),
 			"-raised-timeout", o.raised.String(), "-child-timeout", o.childTimeout.String(),
-			"-cpuprofile", o.profileDir,
+			"-cpuprofile", o.profileDir, "-container-records", strconv.Itoa(o.containerRecords),
 		)
 		cmd := exec.Command(self, args...)
 		var stdout bytes.Buffer

@@ -38,6 +38,7 @@ type rtConfig struct {
 	events  []event            // the events the workload makes
 	hooks   hooks
 	log     *logCapture
+	records int // nrikit's container_records; 0: off
 }
 
 func (c *rtConfig) socket() string { return filepath.Join(c.dir, "nri.sock") }
@@ -120,6 +121,9 @@ func newOurs(cfg *rtConfig) (runtimeUnderTest, error) {
 	}
 	if cfg.timeout > 0 {
 		opts = append(opts, adaptation.WithRequestTimeout(cfg.timeout), adaptation.WithSyncTimeout(cfg.timeout))
+	}
+	if cfg.records > 0 {
+		opts = append(opts, adaptation.WithContainerRecords(cfg.records))
 	}
 	a, err := adaptation.New("bench", "v0", syncFn, update, opts...)
 	if err != nil {

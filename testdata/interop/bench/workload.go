@@ -98,7 +98,7 @@ func runEvents(o *options) (*eventsResult, error) {
 
 	var count atomic.Int64
 	cfg := &rtConfig{
-		dir: dir, wlPods: pods, wlCtrs: ctrs, events: events, log: &logCapture{},
+		dir: dir, wlPods: pods, wlCtrs: ctrs, events: events, log: &logCapture{}, records: o.containerRecords,
 		hooks: hooks{syncStart: func() {}, syncDone: func(error) {}, count: func(n int) { count.Store(int64(n)) }},
 	}
 	rt, err := newRuntime(o.impl, cfg)
