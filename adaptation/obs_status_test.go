@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/adaptation/validator"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/testplugin"
 )
@@ -319,5 +321,53 @@ func TestStatusWhileEventsFlow(t *testing.T) {
 		if err := <-readers; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// Status shows the operator's settings of the features beside it: per-plugin
+// settings (and, per plugin, where its values came from), the event budget
+// and the readiness gate with what is missing.
+func TestStatusShowsSettingsBudgetsAndReadiness(t *testing.T) {
+	slow := adaptation.PluginSettings{
+		RequestTimeout: adaptation.Duration(3 * time.Second),
+		FailurePolicy:  &adaptation.FailurePolicy{FailRequest: true},
+	}
+	e := newEnv(t,
+		adaptation.WithPluginSettings("20-slow", slow),
+		adaptation.WithEventBudget(10*time.Second), // 20-slow also validates: 3 s + 3 s
+		adaptation.WithBudgetCheck(adaptation.BudgetRefuse),
+		adaptation.WithDefaultValidator(&validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{"gate"}}),
+		adaptation.WithPluginReadiness(adaptation.ReadinessConfig{Wait: adaptation.Duration(time.Second), ExemptNamespaces: []string{"kube-system"}}),
+	)
+	e.external("20", "slow", testplugin.Config{})
+	e.start()
+	e.waitPlugins("20-slow")
+
+	st := e.a.Status()
+	s := st.Settings
+	if got := s.PluginSettings["20-slow"]; got.RequestTimeout != slow.RequestTimeout || got.FailurePolicy == nil || !got.FailurePolicy.FailRequest {
+		t.Errorf("settings.plugin_settings[20-slow] = %+v, want %+v", got, slow)
+	}
+	if s.EventBudget != adaptation.Duration(10*time.Second) || s.BudgetCheck != adaptation.BudgetRefuse || s.DeadlineReserve != adaptation.Duration(adaptation.DefaultDeadlineReserve) {
+		t.Errorf("settings: event_budget %v, budget_check %q, deadline_reserve %v", s.EventBudget, s.BudgetCheck, s.DeadlineReserve)
+	}
+	if r := s.PluginReadiness; r == nil || r.Wait != adaptation.Duration(time.Second) || !slices.Equal(r.ExemptNamespaces, []string{"kube-system"}) {
+		t.Errorf("settings.plugin_readiness = %+v", r)
+	}
+	p := pluginStatus(t, st, "20-slow")
+	if p.RequestTimeout != slow.RequestTimeout || p.RequestTimeoutFrom != adaptation.FromOperator ||
+		!p.FailurePolicy.FailRequest || p.FailurePolicyFrom != adaptation.FromOperator {
+		t.Errorf("plugin 20-slow: timeout %v from %q, policy %+v from %q; want the operator's", p.RequestTimeout, p.RequestTimeoutFrom, p.FailurePolicy, p.FailurePolicyFrom)
+	}
+	if st.Readiness.Ready || len(st.Readiness.Missing) != 1 || st.Readiness.Missing[0].Name != "gate" {
+		t.Errorf("readiness %+v, want not ready, gate missing", st.Readiness)
+	}
+
+	// The status is a copy: changing it changes nothing of the adaptation's.
+	s.PluginSettings["20-slow"].FailurePolicy.FailRequest = false
+	s.PluginReadiness.ExemptNamespaces[0] = "changed"
+	again := e.a.Status().Settings
+	if !again.PluginSettings["20-slow"].FailurePolicy.FailRequest || again.PluginReadiness.ExemptNamespaces[0] != "kube-system" {
+		t.Error("changing a Status changed the adaptation's settings")
 	}
 }
