@@ -3,6 +3,7 @@ module github.com/nrikit/nrikit
 go 1.24.0
 
 require (
+	github.com/BurntSushi/toml v1.2.0
 	github.com/containerd/log v0.1.0
 	github.com/containerd/ttrpc v1.2.8
 	github.com/moby/sys/mountinfo v0.6.2

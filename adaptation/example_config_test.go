@@ -27,6 +27,15 @@ type crioNRIConfig struct {
 	DeadlineReserve time.Duration                 `toml:"nri_deadline_reserve"`
 	BudgetCheck     string                        `toml:"nri_budget_check"`
 	PluginSettings  map[string]crioPluginSettings `toml:"plugin_settings"`
+	// The readiness gate's keys, as a port would add them.
+	PluginReadiness *crioReadinessConfig `toml:"plugin_readiness"`
+}
+
+// crioReadinessConfig is the [crio.nri.plugin_readiness] table.
+type crioReadinessConfig struct {
+	Wait             time.Duration `toml:"nri_plugin_readiness_wait"`
+	OnTimeout        string        `toml:"nri_plugin_readiness_on_timeout"`
+	ExemptNamespaces []string      `toml:"nri_plugin_readiness_exempt_namespaces"`
 }
 
 // crioPluginSettings is one [crio.nri.plugin_settings."NN-name"] table.
@@ -80,6 +89,11 @@ func (c *crioNRIConfig) toOptions() []nri.Option {
 			RejectNamespaceAdjustment:             v.RejectNamespaceAdjustment,
 			RequiredPlugins:                       v.RequiredPlugins,
 			TolerateMissingAnnotation:             v.TolerateMissingAnnotation,
+		}))
+	}
+	if r := c.PluginReadiness; r != nil && r.Wait != 0 {
+		opts = append(opts, nri.WithPluginReadiness(nri.ReadinessConfig{
+			Wait: nri.Duration(r.Wait), OnTimeout: nri.ReadinessTimeoutAction(r.OnTimeout), ExemptNamespaces: r.ExemptNamespaces,
 		}))
 	}
 	return append(opts, c.budgetOptions()...)
