@@ -100,6 +100,7 @@ type Adaptation struct {
 	syncBackoff  *syncBackoff
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 	readiness    readinessTracker
+	budget       budgetLedger // plugins admitted by budget, not joined yet
 
 	joining joiningSet       // plugins in their handshake, for Status
 	records containerRecords // who changed which container (ContainerRecord)

@@ -7,8 +7,10 @@ package adaptation
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -97,29 +99,56 @@ func (a *Adaptation) checksBudget() bool {
 	return a.opts.eventBudget > 0 && a.opts.budgetCheck != BudgetOff
 }
 
+// budgetLedger holds the plugins admitted by budget that have not joined
+// yet, so that plugins configuring at the same time are checked against
+// each other, not only against those already active.
+type budgetLedger struct {
+	mu      sync.Mutex
+	pending []*plugin
+}
+
+// settle forgets p's admission once it joined or failed to.
+func (l *budgetLedger) settle(p *plugin) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending = slices.DeleteFunc(l.pending, func(q *plugin) bool { return q == p })
+}
+
 // admitByBudget checks a configured plugin about to join against the event
-// budget, counting the plugins active but an older instance it replaces:
-// BudgetRefuse refuses it, BudgetWarn logs what it would exceed.
+// budget, counting the plugins active and those admitted before it but not
+// joined yet, less an older instance it replaces: BudgetRefuse refuses it,
+// BudgetWarn logs what it would exceed. An admitted plugin stays pending
+// until budget.settle.
 func (a *Adaptation) admitByBudget(p *plugin) error {
 	if !a.checksBudget() {
 		return nil
 	}
-	plugins := []*plugin{p}
-	for _, q := range a.registry.snapshot() {
-		if q.id != p.id {
-			plugins = append(plugins, q)
-		}
-	}
-	slices.SortFunc(plugins, comparePlugins)
-	over := a.overBudgetWith(plugins)
-	if len(over) == 0 {
-		return nil
-	}
-	if a.opts.budgetCheck == BudgetRefuse {
+	l := &a.budget
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	over := a.overBudgetWith(withJoining(a.registry.snapshot(), l.pending, p))
+	if len(over) > 0 && a.opts.budgetCheck == BudgetRefuse {
 		return fmt.Errorf("%w of %v: %s", ErrOverBudget, a.opts.eventBudget, overText(over))
 	}
-	a.warnOverBudget(p.log, "joins", over)
+	if len(over) > 0 {
+		a.warnOverBudget(p.log, "joins", over)
+	}
+	l.pending = append(l.pending, p)
 	return nil
+}
+
+// withJoining is the plugins that will be active once pending and p have
+// joined: one per id, the newest instance winning, in dispatch order.
+func withJoining(active, pending []*plugin, p *plugin) []*plugin {
+	byID := map[string]*plugin{}
+	for _, list := range [][]*plugin{active, pending, {p}} {
+		for _, q := range list {
+			byID[q.id] = q
+		}
+	}
+	plugins := slices.Collect(maps.Values(byID))
+	slices.SortFunc(plugins, comparePlugins)
+	return plugins
 }
 
 // budgetAfterLeave logs, under BudgetWarn, the events still over budget

@@ -64,3 +64,28 @@ func countMessage(lines []*logrus.Entry, msg string) int {
 	}
 	return n
 }
+
+// Two plugins configuring at the same time are checked against each other:
+// each fits the budget alone, not together, so "refuse" keeps one out even
+// though neither had joined when the other was checked (both wait behind
+// the runtime's plugin sync block).
+func TestBudgetCheckCountsPluginsJoiningTogether(t *testing.T) {
+	changes := newChangeLog()
+	e := newEnv(t, adaptation.WithEventBudget(3*time.Second), adaptation.WithBudgetCheck(adaptation.BudgetRefuse),
+		adaptation.WithPluginChanges(changes.add))
+	e.start()
+	block := e.a.BlockPluginSync()
+	e.external("20", "a", testplugin.Config{Events: "createcontainer"})
+	e.external("30", "b", testplugin.Config{Events: "createcontainer"})
+
+	refused := changes.waitForChange(t, adaptation.PluginFailed)
+	block.Unblock()
+	admitted := map[string]string{"20-a": "30-b", "30-b": "20-a"}[refused.Plugin]
+	if admitted == "" || refused.Phase != "configure" || !strings.Contains(refused.Reason, "CreateContainer takes up to 4s (20-a, 30-b)") {
+		t.Fatalf("refused %+v; want one of 20-a, 30-b refused at configure, naming both", refused)
+	}
+	e.waitPlugins(admitted)
+	if got := changes.of(refused.Plugin); len(got) != 1 {
+		t.Errorf("%s: changes %q, want only its refusal", refused.Plugin, got)
+	}
+}

@@ -86,6 +86,7 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	if err := a.configure(ctx, p); err != nil {
 		return a.abandon(p, phaseConfigure, err)
 	}
+	defer a.budget.settle(p) // joined or failed: no longer pending
 	p.joining.enter(p.id, phaseSynchronize)
 	synchronized := a.readiness.synchronizing(p)
 	err := a.synchronizeAndJoin(ctx, p)

@@ -71,6 +71,30 @@ func (l *changeLog) waitFor(t *testing.T, plugin string, n int) []string {
 	}
 }
 
+// waitForChange waits for the first change of kind, of any plugin.
+func (l *changeLog) waitForChange(t *testing.T, kind adaptation.ChangeKind) adaptation.PluginChange {
+	t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		l.mu.Lock()
+		changed := l.notify
+		i := slices.IndexFunc(l.changes, func(c adaptation.PluginChange) bool { return c.Change == kind })
+		var found adaptation.PluginChange
+		if i >= 0 {
+			found = l.changes[i]
+		}
+		l.mu.Unlock()
+		if i >= 0 {
+			return found
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("no %s change: %v", kind, l.all())
+		}
+	}
+}
+
 // expectChanges checks a plugin's changes, each against a prefix and a
 // fragment of its reason.
 func expectChanges(t *testing.T, l *changeLog, plugin string, want ...[2]string) {
