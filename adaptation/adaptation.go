@@ -131,6 +131,9 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 	if err := o.checkReadiness(); err != nil {
 		return nil, err
 	}
+	if err := o.checkBudget(); err != nil {
+		return nil, err
+	}
 	o.metrics = guardMetrics(o.metrics, o.logger)
 	a := &Adaptation{
 		runtimeName:    runtimeName,

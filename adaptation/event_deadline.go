@@ -24,8 +24,9 @@ const minOptionalCall = 50 * time.Millisecond
 
 // WithEventBudget sets NRI's share of one setup event: no event's plugin
 // calls run past its start plus d (less the deadline reserve), whatever the
-// caller's deadline. 0, the default, sets none. Joining plugins are checked
-// against it (WithBudgetCheck).
+// caller's deadline. 0, the default, sets none; New refuses one that does
+// not exceed the deadline reserve. Joining plugins are checked against what
+// it leaves their calls (WithBudgetCheck).
 func WithEventBudget(d time.Duration) Option {
 	return nonNegativeDuration("event_budget", d, func(o *options) { o.eventBudget = d })
 }

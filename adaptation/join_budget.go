@@ -87,11 +87,26 @@ func (a *Adaptation) overBudgetWith(plugins []*plugin) []overBudget {
 			}
 		}
 		o.worstCase += validator
-		if o.worstCase > a.opts.eventBudget {
+		if o.worstCase > a.callsBudget() {
 			over = append(over, o)
 		}
 	}
 	return over
+}
+
+// checkBudget refuses an event budget the deadline reserve leaves no time
+// of: every plugin would be over it.
+func (o *options) checkBudget() error {
+	if o.eventBudget > 0 && o.eventBudget <= o.deadlineReserve {
+		return fmt.Errorf("nrikit: event_budget: must exceed deadline_reserve (%v), got %v", o.deadlineReserve, o.eventBudget)
+	}
+	return nil
+}
+
+// callsBudget is the time an event's plugin calls have within the event
+// budget: what the deadline reserve leaves of it.
+func (a *Adaptation) callsBudget() time.Duration {
+	return a.opts.eventBudget - a.opts.deadlineReserve
 }
 
 // checksBudget tells whether joins and leaves are checked against a budget.
@@ -128,7 +143,7 @@ func (a *Adaptation) admitByBudget(p *plugin) error {
 	defer l.mu.Unlock()
 	over := a.overBudgetWith(withJoining(a.registry.snapshot(), l.pending, p))
 	if len(over) > 0 && a.opts.budgetCheck == BudgetRefuse {
-		return fmt.Errorf("%w of %v: %s", ErrOverBudget, a.opts.eventBudget, overText(over))
+		return fmt.Errorf("%w of %v (%v for plugin calls, after deadline_reserve): %s", ErrOverBudget, a.opts.eventBudget, a.callsBudget(), overText(over))
 	}
 	if len(over) > 0 {
 		a.warnOverBudget(p.log, "joins", over)

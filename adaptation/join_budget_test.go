@@ -4,6 +4,7 @@ package adaptation_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,52 @@ func TestBudgetCheckCountsPluginsJoiningTogether(t *testing.T) {
 	e.waitPlugins(admitted)
 	if got := changes.of(refused.Plugin); len(got) != 1 {
 		t.Errorf("%s: changes %q, want only its refusal", refused.Plugin, got)
+	}
+}
+
+// Admission compares the worst case with what the plugin calls have of the
+// budget: two 2 s plugins fill a 4 s budget exactly, which the 100 ms
+// deadline reserve leaves them no room for, so the second is refused.
+func TestBudgetCheckLeavesTheDeadlineReserve(t *testing.T) {
+	changes := newChangeLog()
+	e := newEnv(t, adaptation.WithEventBudget(4*time.Second), adaptation.WithBudgetCheck(adaptation.BudgetRefuse),
+		adaptation.WithPluginChanges(changes.add))
+	e.preinstall("10", "first", testplugin.Config{Events: "createcontainer"})
+	e.start()
+	e.waitPlugins("10-first")
+	e.external("20", "second", testplugin.Config{Events: "createcontainer"})
+	got := changes.waitFor(t, "20-second", 1)
+	if !strings.HasPrefix(got[0], "failed configure: ") || !strings.Contains(got[0], "of 4s (3.9s for plugin calls, after deadline_reserve)") {
+		t.Errorf("20-second: %q, want refused for the 3.9s its calls would have", got[0])
+	}
+}
+
+// Pre-installed plugins start together: each is checked against those
+// admitted before it, so a boot set over the budget is not admitted whole.
+// "refuse" keeps exactly one of three out; "warn" admits all three with one
+// warning line.
+func TestBudgetCheckPreinstalledTogether(t *testing.T) {
+	for _, check := range []adaptation.BudgetCheck{adaptation.BudgetRefuse, adaptation.BudgetWarn} {
+		t.Run(string(check), func(t *testing.T) {
+			changes := newChangeLog()
+			e := newEnv(t, adaptation.WithEventBudget(5*time.Second), adaptation.WithBudgetCheck(check),
+				adaptation.WithPluginChanges(changes.add))
+			for _, idx := range []string{"10", "20", "30"} {
+				e.preinstall(idx, "p"+idx, testplugin.Config{Events: "createcontainer"})
+			}
+			e.start()
+			if check == adaptation.BudgetRefuse {
+				refused := changes.waitForChange(t, adaptation.PluginFailed)
+				if refused.Phase != "configure" || !strings.Contains(refused.Reason, "over the event budget") {
+					t.Errorf("refused %+v, want refused at configure for the budget", refused)
+				}
+				e.waitPlugins(slices.DeleteFunc([]string{"10-p10", "20-p20", "30-p30"}, func(id string) bool { return id == refused.Plugin })...)
+				return
+			}
+			e.waitPlugins("10-p10", "20-p20", "30-p30")
+			if n := countMessage(e.logged(nil), overBudgetLine); n != 1 {
+				t.Errorf("%d warnings, want one for the plugin that went over", n)
+			}
+		})
 	}
 }

@@ -178,6 +178,7 @@ func TestBadSettingsFailNew(t *testing.T) {
 		{adaptation.Config{EventBudget: adaptation.Duration(-time.Second)}, `event_budget: must not be negative, got -1s`},
 		{adaptation.Config{DeadlineReserve: adaptation.Duration(-time.Millisecond)}, `deadline_reserve: must not be negative, got -1ms`},
 		{adaptation.Config{BudgetCheck: "sometimes"}, `budget_check: "sometimes" is not one of warn, refuse, off`},
+		{adaptation.Config{EventBudget: adaptation.Duration(100 * time.Millisecond)}, `event_budget: must exceed deadline_reserve (100ms), got 100ms`},
 	} {
 		_, err := adaptation.New("rt", "v1", nil, nil, tc.cfg.Options()...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
