@@ -212,6 +212,52 @@ func TestAwaitPluginsEndsBeforeTheCallersDeadline(t *testing.T) {
 	}
 }
 
+// The wait leaves the caller's deadline deadline_reserve as set, not a
+// fixed share: with a reserve of 1 s and nothing else to wait for, it ends
+// a second before the deadline.
+func TestAwaitPluginsHonoursTheDeadlineReserve(t *testing.T) {
+	const reserve = time.Second
+	e := newEnv(t, readinessOptions(20*time.Second, adaptation.ReadinessFail, adaptation.WithDeadlineReserve(reserve))...)
+	e.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := e.a.AwaitPlugins(ctx, testPod("p1"))
+	deadline, _ := ctx.Deadline()
+	if !errors.Is(err, adaptation.ErrPluginsNotReady) {
+		t.Fatalf("AwaitPlugins: %v, want ErrPluginsNotReady", err)
+	}
+	// Half the reserve is the margin for a loaded machine; a wait that left
+	// only the default 100 ms would be far past it.
+	if left := time.Until(deadline); left < reserve/2 {
+		t.Errorf("AwaitPlugins left %v of the caller's deadline, want about the %v reserve", left, reserve)
+	}
+}
+
+// A pod let through at the bound under "proceed" still gets its
+// RunPodSandbox within the same deadline: the wait left it the reserve and
+// the time of the plugins that take RunPodSandbox, so the plugin present is
+// reached and the pod is created.
+func TestAwaitPluginsLeavesRunPodSandboxItsTime(t *testing.T) {
+	const timeout = 500 * time.Millisecond
+	e := newEnv(t, readinessOptions(10*time.Second, adaptation.ReadinessProceed, adaptation.WithRequestTimeout(timeout))...)
+	e.start()
+	e.external("20", "other", testplugin.Config{})
+	e.waitPlugins("20-other")
+	pod := testPod("p1")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := e.a.AwaitPlugins(ctx, pod); err != nil {
+		t.Fatalf("AwaitPlugins under proceed: %v", err)
+	}
+	if err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}); err != nil {
+		e.dumpLog()
+		t.Fatalf("RunPodSandbox after AwaitPlugins let the pod through: %v", err)
+	}
+	if got := testplugin.Find(e.records(), "other", "RunPodSandbox"); len(got) != 1 || got[0].Pod != pod.GetId() {
+		t.Errorf("the plugin got RunPodSandbox %+v, want one for %s", got, pod.GetId())
+	}
+}
+
 // A required plugin whose sync back-off outlasts the wait fails the pod at
 // once, saying until when.
 func TestAwaitPluginsFailsAtOnceForABackoffBeyondTheBound(t *testing.T) {
