@@ -53,6 +53,10 @@ const (
 	MissingSynchronizing MissingState = "synchronizing"
 	// MissingNotStarted: the adaptation is not started (or stopping).
 	MissingNotStarted MissingState = "not-started"
+	// missingNoAnswer: it is active but did not answer the pod's
+	// RunPodSandbox. Only RunPodSandbox's error or warning tells it;
+	// Readiness never does, since the plugin is active.
+	missingNoAnswer MissingState = "no-answer"
 )
 
 // MissingPlugin is one required plugin that is not active, and its story.
@@ -85,6 +89,8 @@ func (m MissingPlugin) String() string {
 		return fmt.Sprintf("%s is in its sync back-off until %s", who, at(m.BackoffUntil))
 	case MissingSynchronizing:
 		return fmt.Sprintf("%s registered and is synchronizing since %s", who, at(m.Time))
+	case missingNoAnswer:
+		return fmt.Sprintf("%s did not answer RunPodSandbox (timed out, or the event's deadline left it no time)", who)
 	case MissingNotStarted:
 		return fmt.Sprintf("%s: NRI is not started", who)
 	}

@@ -331,6 +331,61 @@ func TestRunPodSandboxFailsOnARequiredPluginsTimeout(t *testing.T) {
 	}
 }
 
+// Under "proceed", a required plugin that is kept connected after timing
+// out in RunPodSandbox did not take part in the pod's creation: the pod goes
+// on with a warning that says so and is counted, while Readiness, which is
+// about the plugin being active, stays ready.
+func TestRunPodSandboxWarnsOfARequiredPluginThatDidNotAnswer(t *testing.T) {
+	e := newEnv(t, readinessOptions(5*time.Second, adaptation.ReadinessProceed, adaptation.WithRequestTimeout(300*time.Millisecond))...)
+	e.start()
+	e.external(gateIdx, gateName, testplugin.Config{
+		FailurePolicy: &testplugin.FailurePolicy{KeepConnected: true},
+		Behaviours:    map[string]testplugin.Behaviour{"RunPodSandbox": {Hang: true}},
+	})
+	e.waitPlugins(gateID)
+	pod := testPod("p1")
+	if err := e.a.AwaitPlugins(context.Background(), pod); err != nil {
+		t.Fatalf("AwaitPlugins with the plugin active: %v", err)
+	}
+	if err := runPod(e.a, pod); err != nil {
+		t.Fatalf("RunPodSandbox under proceed: %v", err)
+	}
+	warned := false
+	for _, en := range e.logged(map[string]any{"pod": "default/pod-p1"}) {
+		warned = warned || strings.Contains(fmt.Sprint(en.Data["missing"]), `"gate" (10-gate) did not answer RunPodSandbox`)
+	}
+	if !warned {
+		e.dumpLog()
+		t.Error("no warning that the required plugin did not answer RunPodSandbox")
+	}
+	r := e.a.Readiness()
+	if r.Proceeded != 1 || !r.Ready || len(r.Missing) != 0 {
+		t.Errorf("Readiness %+v, want ready with one pod proceeded", r)
+	}
+	if got := e.a.Plugins(); len(got) != 1 || got[0].Plugin != gateID {
+		t.Errorf("plugins %+v, want the timed-out plugin kept", got)
+	}
+}
+
+// A required plugin the lifecycle contract rightly does not call again for
+// a pod it already knows has not failed to answer: a repeated
+// RunPodSandbox for the same pod succeeds, and the plugin had one.
+func TestRunPodSandboxAcceptsARequiredPluginThatKnewThePod(t *testing.T) {
+	e := newEnv(t, readinessOptions(5*time.Second, adaptation.ReadinessFail)...)
+	e.start()
+	e.external(gateIdx, gateName, testplugin.Config{})
+	e.waitPlugins(gateID)
+	pod := testPod("p1")
+	for i := range 2 {
+		if err := runPod(e.a, pod); err != nil {
+			t.Fatalf("RunPodSandbox #%d: %v", i+1, err)
+		}
+	}
+	if got := testplugin.Find(e.records(), gateName, "RunPodSandbox"); len(got) != 1 {
+		t.Errorf("the plugin got RunPodSandbox %d times, want once", len(got))
+	}
+}
+
 // A required plugin killed while 20 pods are created concurrently by a
 // runtime that locks as containerd does, and restarted 3 s later: with the
 // gate, every pod waits and reaches the new instance; without it, they go
