@@ -146,6 +146,11 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	}
 	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}
 	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
+	if fp.FailRequest && !p.policy.FailRequest {
+		// Only the readiness gate raises a policy: say so, since Plugins()
+		// and Status show the plugin's own.
+		log = log.WithField("failure_policy", "fail_request (a required plugin of the pod, plugin_readiness)")
+	}
 	cutShort := errors.Is(err, errRequestCutShort)
 	if f == failCanceled {
 		if cutShort {

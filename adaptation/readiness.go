@@ -31,7 +31,12 @@ type Readiness struct {
 	// of Required.
 	Missing []MissingPlugin `json:"missing,omitempty"`
 	// Proceeded counts the pods created without all their required
-	// plugins under on_timeout = "proceed".
+	// plugins under on_timeout = "proceed": the RunPodSandbox calls that
+	// went on although one of the pod's required plugins was missing, was
+	// lost in it or did not answer it. AwaitPlugins letting a pod through
+	// at its bound is not counted: the plugin may still join before the
+	// pod's RunPodSandbox. Each pod counts once, as each pod has one
+	// RunPodSandbox.
 	Proceeded uint64 `json:"proceeded,omitempty"`
 }
 

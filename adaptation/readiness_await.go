@@ -35,8 +35,8 @@ const maxReadinessWaiters = 1024
 // (deadline_reserve, plus the sum of the request timeouts of the active
 // plugins that take RunPodSandbox), or until Stop. At that bound, with on_timeout "fail" it returns an error
 // wrapping ErrPluginsNotReady that tells each missing plugin's story, and
-// with "proceed" it logs a warning, counts the pod in Readiness.Proceeded
-// and returns nil. A missing plugin whose sync back-off outlasts the bound
+// with "proceed" it logs a warning and returns nil (the pod is counted in
+// Readiness.Proceeded if its RunPodSandbox too goes on without them). A missing plugin whose sync back-off outlasts the bound
 // meets the bound at once, as does a pod beyond 1,024 waiting ones. It fails
 // at once before Start and once Stop began (Stop ends the waits), and
 // returns ctx's error when ctx is cancelled.
@@ -170,16 +170,15 @@ func (a *Adaptation) atBound(pod *api.PodSandbox, required []string, why string)
 	if len(missing) == 0 {
 		return nil
 	}
-	return a.readiness.notReady(pod, missing, why)
+	return a.readiness.notReady(pod, missing, why, "nrikit: pod let through without its required plugins (plugin_readiness.on_timeout = proceed)")
 }
 
-// notReady fails the pod for its missing plugins, or under "proceed" warns
-// and counts it.
-func (r *readinessTracker) notReady(pod *api.PodSandbox, missing []MissingPlugin, why string) error {
+// notReady fails the pod for its missing plugins, or under "proceed" logs
+// warning and returns nil.
+func (r *readinessTracker) notReady(pod *api.PodSandbox, missing []MissingPlugin, why, warning string) error {
 	if r.opts.onTimeout == ReadinessProceed {
-		r.proceeded.Add(1)
 		r.a.log.WithFields(logrus.Fields{"pod": pod.GetNamespace() + "/" + pod.GetName(), "missing": stories(missing), "why": why}).
-			Warn("nrikit: pod created without its required plugins (plugin_readiness.on_timeout = proceed)")
+			Warn(warning)
 		return nil
 	}
 	return fmt.Errorf("%w: pod %s/%s (%s): %s", ErrPluginsNotReady, pod.GetNamespace(), pod.GetName(), why, stories(missing))

@@ -104,7 +104,8 @@ func (g *sandboxGate) silent(active []*plugin) []MissingPlugin {
 // RunPodSandbox, must have answered it. The event barrier keeps plugins
 // from joining during the fan-out, so one active now was in it. One that
 // was missing, was lost during the fan-out or did not answer fails the pod
-// with ErrPluginsNotReady (a warning under "proceed").
+// with ErrPluginsNotReady; under "proceed" the pod goes on, with a warning,
+// and is counted in Readiness.Proceeded.
 func (a *Adaptation) checkSandboxPlugins(g *sandboxGate) error {
 	if g == nil {
 		return nil
@@ -116,5 +117,10 @@ func (a *Adaptation) checkSandboxPlugins(g *sandboxGate) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return a.readiness.notReady(g.pod, missing, "missing during RunPodSandbox, or did not answer it")
+	err := a.readiness.notReady(g.pod, missing, "missing during RunPodSandbox, or did not answer it",
+		"nrikit: pod created without its required plugins (plugin_readiness.on_timeout = proceed)")
+	if err == nil {
+		a.readiness.proceeded.Add(1)
+	}
+	return err
 }

@@ -67,7 +67,9 @@ func TestAwaitPluginsFailsAfterWaitNamingTheAbsentPlugin(t *testing.T) {
 	}
 }
 
-// Under "proceed" the pod goes on at the bound, with a warning and a count.
+// Under "proceed" the pod goes on at the bound, with a warning from
+// AwaitPlugins and one from RunPodSandbox, and is counted once, as it is
+// created.
 func TestAwaitPluginsProceedsAndCounts(t *testing.T) {
 	e := newEnv(t, readinessOptions(200*time.Millisecond, adaptation.ReadinessProceed)...)
 	e.start()
@@ -75,11 +77,14 @@ func TestAwaitPluginsProceedsAndCounts(t *testing.T) {
 	if err := e.a.AwaitPlugins(context.Background(), pod); err != nil {
 		t.Fatalf("AwaitPlugins under proceed: %v", err)
 	}
+	if got := e.a.Readiness().Proceeded; got != 0 {
+		t.Errorf("Readiness().Proceeded = %d after AwaitPlugins, want 0 until the pod is created", got)
+	}
 	if err := runPod(e.a, pod); err != nil {
 		t.Fatalf("RunPodSandbox under proceed: %v", err)
 	}
-	if got := e.a.Readiness().Proceeded; got != 2 {
-		t.Errorf("Readiness().Proceeded = %d, want 2 (the wait and the sandbox)", got)
+	if got := e.a.Readiness().Proceeded; got != 1 {
+		t.Errorf("Readiness().Proceeded = %d, want 1: one pod", got)
 	}
 	if len(e.logged(map[string]any{"pod": "default/pod-p1"})) != 2 {
 		e.dumpLog()
@@ -326,6 +331,12 @@ func TestRunPodSandboxFailsOnARequiredPluginsTimeout(t *testing.T) {
 			}
 			if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
 				t.Errorf("RunPodSandbox: %v, want the plugin's timeout", err)
+			}
+			// The operator sees why a plugin without fail_request failed the pod.
+			raised := e.logged(map[string]any{"failure_policy": "fail_request (a required plugin of the pod, plugin_readiness)"})
+			if (len(raised) > 0) != tc.wantFail {
+				e.dumpLog()
+				t.Errorf("%d log lines say the pod raised the plugin's policy to fail_request, want some: %v", len(raised), tc.wantFail)
 			}
 		})
 	}
