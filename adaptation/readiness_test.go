@@ -398,18 +398,30 @@ func TestRunPodSandboxAcceptsARequiredPluginThatKnewThePod(t *testing.T) {
 }
 
 // A required plugin killed while 20 pods are created concurrently by a
-// runtime that locks as containerd does, and restarted 3 s later: with the
-// gate, every pod waits and reaches the new instance; without it, they go
-// on without it.
+// runtime that locks as containerd does (a BlockPluginSync block, then its
+// NRI lock) or as CRI-O does (its NRI lock alone), and restarted 3 s later:
+// with the gate, every pod is waiting when it comes back, and reaches the
+// new instance; without it, they go on without it.
 func TestReadinessRidesOutARequiredPluginsRestart(t *testing.T) {
-	for _, gated := range []bool{true, false} {
-		t.Run(fmt.Sprintf("gated=%v", gated), func(t *testing.T) {
+	for _, tc := range []struct {
+		runtime string
+		blocks  bool
+		gated   bool
+	}{
+		{"containerd", true, true}, {"containerd", true, false},
+		{"crio", false, true}, {"crio", false, false},
+	} {
+		gated := tc.gated
+		t.Run(fmt.Sprintf("%s/gated=%v", tc.runtime, gated), func(t *testing.T) {
 			wait := time.Duration(0)
 			if gated {
 				wait = 20 * time.Second
 			}
 			e := newEnv(t, readinessOptions(wait, adaptation.ReadinessFail)...)
-			r := newRuntimeDouble(t, e, false, true)
+			r := newRuntimeDouble(t, e, false, tc.blocks)
+			const pods = 20
+			waiting := make(chan struct{}, pods)
+			adaptation.WatchReadinessWaiters(e.a, func() { waiting <- struct{}{} })
 			e.start()
 			old := e.external(gateIdx, gateName, testplugin.Config{})
 			e.waitPlugins(gateID)
@@ -417,7 +429,6 @@ func TestReadinessRidesOutARequiredPluginsRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.waitPlugins()
-			const pods = 20
 			errs := make(chan error, pods)
 			var wg sync.WaitGroup
 			for i := range pods {
@@ -446,6 +457,18 @@ func TestReadinessRidesOutARequiredPluginsRestart(t *testing.T) {
 				wg.Wait() // they all went ahead before the restart
 			}
 			<-time.After(3 * time.Second) // the scenario: the plugin is back 3 s later
+			if gated {
+				for range pods {
+					select {
+					case <-waiting:
+					case <-time.After(waitLimit):
+						t.Fatal("the pods did not all wait for the plugin")
+					}
+				}
+				if n := len(errs); n != 0 || e.a.Readiness().Ready {
+					t.Fatalf("as the plugin comes back, %d pods have returned (Readiness %+v), want all 20 waiting", n, e.a.Readiness())
+				}
+			}
 			e.external(gateIdx, gateName, testplugin.Config{})
 			wg.Wait()
 			close(errs)
