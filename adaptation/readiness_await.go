@@ -33,16 +33,18 @@ const maxReadinessWaiters = 1024
 // they are all active, until wait has passed, until what is left to ctx's
 // deadline is only what the pod's RunPodSandbox needs in it
 // (deadline_reserve, plus the sum of the request timeouts of the active
-// plugins that take RunPodSandbox), or until Stop. At that bound, with on_timeout "fail" it returns an error
-// wrapping ErrPluginsNotReady that tells each missing plugin's story, and
-// with "proceed" it logs a warning and returns nil (the pod is counted in
-// Readiness.Proceeded if its RunPodSandbox too goes on without them). A missing plugin whose sync back-off outlasts the bound
-// meets the bound at once, as does a pod beyond 1,024 waiting ones. It fails
-// at once before Start and once Stop began (Stop ends the waits), and
-// returns ctx's error when ctx is cancelled.
+// plugins that take RunPodSandbox), or until Stop. At that bound, with
+// on_timeout "fail" it returns an error wrapping ErrPluginsNotReady that
+// tells each missing plugin's story, and with "proceed" it logs a warning
+// and returns nil (the pod is counted in Readiness.Proceeded if its
+// RunPodSandbox too goes on without them). A missing plugin whose sync
+// back-off outlasts the bound meets the bound at once, as does a pod beyond
+// 1,024 waiting ones. It fails at once before Start and once Stop began
+// (Stop ends the waits), and returns ctx's error when ctx is cancelled.
 //
 // RunPodSandbox checks the pod's required plugins again, so a plugin lost
-// between AwaitPlugins and RunPodSandbox fails the pod as well.
+// between AwaitPlugins and RunPodSandbox, or one that does not answer the
+// pod's RunPodSandbox, fails the pod as well.
 func (a *Adaptation) AwaitPlugins(ctx context.Context, pod *api.PodSandbox) error {
 	r := &a.readiness
 	required, err := r.requirementOf(pod)
