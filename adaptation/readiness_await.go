@@ -176,7 +176,7 @@ func (a *Adaptation) atBound(pod *api.PodSandbox, required []string, why string)
 }
 
 // notReady fails the pod for its missing plugins, or under "proceed" logs
-// warning and returns nil.
+// the warning and returns nil.
 func (r *readinessTracker) notReady(pod *api.PodSandbox, missing []MissingPlugin, why, warning string) error {
 	if r.opts.onTimeout == ReadinessProceed {
 		r.a.log.WithFields(logrus.Fields{"pod": pod.GetNamespace() + "/" + pod.GetName(), "missing": stories(missing), "why": why}).
