@@ -197,7 +197,8 @@ const (
 // ErrStopAbandoned, and that plugin is dropped without joining once SyncFn
 // returns. The same holds for a plugin's UpdateContainers inside the
 // runtime's UpdateFn: Stop waits for it within ctx, and once Stop began no
-// new one is handed to UpdateFn. Start may be called again.
+// new one is handed to UpdateFn; and for the runtime's ReadinessChanges
+// callback (WithReadinessChanges). Start may be called again.
 func (a *Adaptation) Stop(ctx context.Context) error {
 	a.mu.Lock()
 	if !a.started {

@@ -32,13 +32,17 @@ func waitOrGiveUp(ctx context.Context, wg *sync.WaitGroup, why string) error {
 }
 
 // waitForStop waits, within ctx and its grace, for the goroutines of the
-// handshakes and watchers and for the UpdateFn calls in progress.
+// handshakes and watchers, for the UpdateFn calls in progress and for the
+// delivery of Readiness flips to the runtime's callback.
 func (a *Adaptation) waitForStop(ctx context.Context) error {
 	const lockHint = " has not returned (does it wait for a lock held by Stop's caller?)"
-	handshakes, updates := make(chan error, 1), make(chan error, 1)
+	handshakes, updates, flips := make(chan error, 1), make(chan error, 1), make(chan error, 1)
 	go func() { handshakes <- waitOrGiveUp(ctx, &a.wg, "the runtime's SyncFn"+lockHint) }()
 	go func() { updates <- waitOrGiveUp(ctx, &a.updateCalls.wg, "the runtime's UpdateFn"+lockHint) }()
-	return errors.Join(<-handshakes, <-updates)
+	go func() {
+		flips <- waitOrGiveUp(ctx, &a.readiness.deliveries, "the runtime's ReadinessChanges callback"+lockHint)
+	}()
+	return errors.Join(<-handshakes, <-updates, <-flips)
 }
 
 func (a *Adaptation) shutdownAll(ctx context.Context, plugins []*plugin, reason string) {

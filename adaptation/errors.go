@@ -48,9 +48,11 @@ var (
 	ErrConflict = errors.New("nrikit: conflicting adjustments")
 	// ErrStopAbandoned: Stop returned with plugins still joining, because
 	// the runtime's SyncFn did not return in time (typically it waits for
-	// a lock that Stop's caller holds), or with a plugin's updates still in
-	// the runtime's UpdateFn. Plugins still joining are dropped, without
-	// joining, once SyncFn returns; UpdateFn calls end on their own.
+	// a lock that Stop's caller holds), with a plugin's updates still in
+	// the runtime's UpdateFn, or with the runtime's ReadinessChanges
+	// callback still running. Plugins still joining are dropped, without
+	// joining, once SyncFn returns; UpdateFn calls end on their own; the
+	// flips still queued are delivered once the callback returns.
 	ErrStopAbandoned = errors.New("nrikit: Stop returned before the runtime's callbacks did")
 )
 

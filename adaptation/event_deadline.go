@@ -136,23 +136,24 @@ func (d eventDeadline) forOptional(p *plugin, reserved time.Duration) callBudget
 }
 
 // budgetFor is p's call budget in the fan-out of ev, whose plugins after p
-// are later, fp being p's failure policy for it.
-func (a *Adaptation) budgetFor(d eventDeadline, ev api.Event, req any, p *plugin, fp FailurePolicy, later []*plugin) callBudget {
+// are later, fp being p's failure policy for it and g the readiness check
+// of a RunPodSandbox (nil for other events).
+func (a *Adaptation) budgetFor(d eventDeadline, ev api.Event, g *sandboxGate, p *plugin, fp FailurePolicy, later []*plugin) callBudget {
 	if !d.set() {
 		return callBudget{timeout: p.timeout}
 	}
 	if fp.FailRequest {
 		return d.forMandatory(p)
 	}
-	return d.forOptional(p, a.reservedFor(d, ev, req, later))
+	return d.forOptional(p, a.reservedFor(d, ev, g, later))
 }
 
 // reservedFor is the time set aside for the mandatory plugins in later, and
 // the event's tail.
-func (a *Adaptation) reservedFor(d eventDeadline, ev api.Event, req any, later []*plugin) time.Duration {
+func (a *Adaptation) reservedFor(d eventDeadline, ev api.Event, g *sandboxGate, later []*plugin) time.Duration {
 	reserved := d.tail
 	for _, q := range later {
-		if q.subscribed(ev) && !q.gone() && a.failurePolicyFor(q, ev, req).FailRequest {
+		if q.subscribed(ev) && !q.gone() && a.failurePolicyFor(q, g).FailRequest {
 			reserved += q.timeout
 		}
 	}

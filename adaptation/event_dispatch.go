@@ -28,11 +28,13 @@ func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req R
 
 // relayOutgoing is relay for a request whose encoding the caller manages.
 func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
-	return relayWithin(ctx, a, ev, out, rpc, collect, a.deadlineOf(ctx, policyOf(ev)))
+	return relayWithin(ctx, a, ev, out, rpc, collect, a.deadlineOf(ctx, policyOf(ev)), nil)
 }
 
-// relayWithin is relayOutgoing within the event's deadline dl.
-func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline) error {
+// relayWithin is relayOutgoing within the event's deadline dl; g is the
+// readiness check of a RunPodSandbox (nil for other events, or with the
+// gate off), resolved once for the whole fan-out.
+func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline, g *sandboxGate) error {
 	req := out.req
 	pol := policyOf(ev)
 	if err := a.checkRequest(ctx, ev, pol, req); err != nil {
@@ -60,7 +62,11 @@ func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event,
 		a.payOwed(ctx, p, ev, req)
 		// The contract advances for every plugin, subscribed or not, so that a
 		// plugin that takes only stops still gets them.
-		if !a.lifecycle.admit(p, ev, req) || !p.subscribed(ev) {
+		if !a.lifecycle.admit(p, ev, req) {
+			g.tookPartIn(p) // it knew the pod already
+			continue
+		}
+		if !p.subscribed(ev) {
 			continue
 		}
 		if !checked {
@@ -69,8 +75,8 @@ func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event,
 				return a.undeliverable(pol, ev, err)
 			}
 		}
-		fp := a.failurePolicyFor(p, ev, req)
-		budget := a.budgetFor(dl, ev, req, p, fp, plugins[i+1:])
+		fp := a.failurePolicyFor(p, g)
+		budget := a.budgetFor(dl, ev, g, p, fp, plugins[i+1:])
 		if budget.timeout <= 0 {
 			if err := a.notReached(ctx, ev, p, fp.FailRequest); err != nil {
 				return withNotReached(err, ev, plugins[i+1:])
@@ -140,6 +146,11 @@ func (a *Adaptation) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Ev
 	}
 	perr := &PluginError{Plugin: p.id, Op: ev.Name(), Err: err}
 	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
+	if fp.FailRequest && !p.policy.FailRequest {
+		// Only the readiness gate raises a policy: say so, since Plugins()
+		// and Status show the plugin's own.
+		log = log.WithField("failure_policy", "fail_request (a required plugin of the pod, plugin_readiness)")
+	}
 	cutShort := errors.Is(err, errRequestCutShort)
 	if f == failCanceled {
 		if cutShort {

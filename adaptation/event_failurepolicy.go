@@ -26,12 +26,13 @@ func failurePolicyFrom(declared *api.FailurePolicy, fallback FailurePolicy) Fail
 }
 
 // failurePolicyFor is the failure policy that applies to p's call for one
-// event, given that event's request. It is the plugin's effective policy;
-// features that make a plugin matter more for some requests refine it here,
-// so that the fan-out and the failure table agree on it.
-func (a *Adaptation) failurePolicyFor(p *plugin, ev api.Event, req any) FailurePolicy {
+// event, g being the readiness check of a RunPodSandbox (nil for any other
+// event). It is the plugin's effective policy; features that make a plugin
+// matter more for some requests refine it here, so that the fan-out and the
+// failure table agree on it.
+func (a *Adaptation) failurePolicyFor(p *plugin, g *sandboxGate) FailurePolicy {
 	fp := p.policy
-	if a.readiness.requiredForSandbox(p, ev, req) {
+	if a.readiness.requiredForSandbox(p, g) {
 		fp.FailRequest = true
 	}
 	return fp

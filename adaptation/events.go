@@ -22,9 +22,15 @@ func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRe
 		return err
 	}
 	defer release()
-	err = relay(ctx, a, api.Event_RUN_POD_SANDBOX, req, api.PluginService.RunPodSandbox, nil)
+	ev := api.Event_RUN_POD_SANDBOX
+	g := a.readiness.sandboxGateOf(req.GetPod())
+	var collect func(*plugin, *api.RunPodSandboxResponse) error
+	if g != nil {
+		collect = g.collect
+	}
+	err = relayWithin(ctx, a, ev, newOutgoing(req, !policyOf(ev).evolving), api.PluginService.RunPodSandbox, collect, a.deadlineOf(ctx, policyOf(ev)), g)
 	if err == nil {
-		err = a.checkSandboxPlugins(req.GetPod())
+		err = a.checkSandboxPlugins(g)
 	}
 	a.lifecycle.podRan(req.GetPod(), err == nil)
 	return err
@@ -94,7 +100,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		return mergeError(result.Apply(p.id, rsp))
 	}
 	dl := a.creationDeadline(ctx, validators)
-	err = relayWithin(ctx, a, api.Event_CREATE_CONTAINER, out, api.PluginService.CreateContainer, collect, dl)
+	err = relayWithin(ctx, a, api.Event_CREATE_CONTAINER, out, api.PluginService.CreateContainer, collect, dl, nil)
 	if err == nil {
 		// A reply that failed to merge always fails the event (event_policy.go);
 		// this keeps a half-merged response from ever reaching the runtime.

@@ -75,21 +75,16 @@ func (o overBudget) String() string {
 func (a *Adaptation) overBudgetWith(plugins []*plugin) []overBudget {
 	var over []overBudget
 	for _, ev := range setupEvents {
-		o := overBudget{ev: ev}
-		var validator time.Duration
+		o := overBudget{ev: ev, worstCase: worstCase(ev, plugins)}
+		if o.worstCase <= a.callsBudget() {
+			continue
+		}
 		for _, p := range plugins {
 			if p.subscribed(ev) {
-				o.worstCase += p.timeout
 				o.plugins = append(o.plugins, p.id)
 			}
-			if ev == api.Event_CREATE_CONTAINER && p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) {
-				validator = max(validator, p.timeout)
-			}
 		}
-		o.worstCase += validator
-		if o.worstCase > a.callsBudget() {
-			over = append(over, o)
-		}
+		over = append(over, o)
 	}
 	return over
 }
@@ -107,6 +102,22 @@ func (o *options) checkBudget() error {
 // budget: what the deadline reserve leaves of it.
 func (a *Adaptation) callsBudget() time.Duration {
 	return a.opts.eventBudget - a.opts.deadlineReserve
+}
+
+// worstCase is how long ev's plugin calls may take with plugins active:
+// the sum of the own timeouts of those subscribed to it, plus the slowest
+// validator's for CreateContainer. It does not allocate.
+func worstCase(ev api.Event, plugins []*plugin) time.Duration {
+	var sum, validator time.Duration
+	for _, p := range plugins {
+		if p.subscribed(ev) {
+			sum += p.timeout
+		}
+		if ev == api.Event_CREATE_CONTAINER && p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) {
+			validator = max(validator, p.timeout)
+		}
+	}
+	return sum + validator
 }
 
 // checksBudget tells whether joins and leaves are checked against a budget.

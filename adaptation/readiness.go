@@ -31,7 +31,12 @@ type Readiness struct {
 	// of Required.
 	Missing []MissingPlugin `json:"missing,omitempty"`
 	// Proceeded counts the pods created without all their required
-	// plugins under on_timeout = "proceed".
+	// plugins under on_timeout = "proceed": the RunPodSandbox calls that
+	// went on although one of the pod's required plugins was missing, was
+	// lost in it or did not answer it. AwaitPlugins letting a pod through
+	// at its bound is not counted: the plugin may still join before the
+	// pod's RunPodSandbox. Each pod counts once, as each pod has one
+	// RunPodSandbox.
 	Proceeded uint64 `json:"proceeded,omitempty"`
 }
 
@@ -53,6 +58,10 @@ const (
 	MissingSynchronizing MissingState = "synchronizing"
 	// MissingNotStarted: the adaptation is not started (or stopping).
 	MissingNotStarted MissingState = "not-started"
+	// missingNoAnswer: it is active but did not answer the pod's
+	// RunPodSandbox. Only RunPodSandbox's error or warning tells it;
+	// Readiness never does, since the plugin is active.
+	missingNoAnswer MissingState = "no-answer"
 )
 
 // MissingPlugin is one required plugin that is not active, and its story.
@@ -85,6 +94,8 @@ func (m MissingPlugin) String() string {
 		return fmt.Sprintf("%s is in its sync back-off until %s", who, at(m.BackoffUntil))
 	case MissingSynchronizing:
 		return fmt.Sprintf("%s registered and is synchronizing since %s", who, at(m.Time))
+	case missingNoAnswer:
+		return fmt.Sprintf("%s did not answer RunPodSandbox (timed out, or the event's deadline left it no time)", who)
 	case MissingNotStarted:
 		return fmt.Sprintf("%s: NRI is not started", who)
 	}

@@ -30,17 +30,21 @@ const maxReadinessWaiters = 1024
 // pod tolerates missing plugins (the pod-scoped
 // tolerate_missing_plugins_annotation says "true"), or when its required
 // plugins are active. Otherwise it waits, woken by plugins joining, until
-// they are all active, until wait has passed or ctx's deadline less deadline_reserve,
-// or until Stop. At that bound, with on_timeout "fail" it returns an error
-// wrapping ErrPluginsNotReady that tells each missing plugin's story, and
-// with "proceed" it logs a warning, counts the pod in Readiness.Proceeded
-// and returns nil. A missing plugin whose sync back-off outlasts the bound
-// meets the bound at once, as does a pod beyond 1,024 waiting ones. It fails
-// at once before Start and once Stop began (Stop ends the waits), and
-// returns ctx's error when ctx is cancelled.
+// they are all active, until wait has passed, until what is left to ctx's
+// deadline is only what the pod's RunPodSandbox needs in it
+// (deadline_reserve, plus the sum of the request timeouts of the active
+// plugins that take RunPodSandbox), or until Stop. At that bound, with
+// on_timeout "fail" it returns an error wrapping ErrPluginsNotReady that
+// tells each missing plugin's story, and with "proceed" it logs a warning
+// and returns nil (the pod is counted in Readiness.Proceeded if its
+// RunPodSandbox too goes on without them). A missing plugin whose sync
+// back-off outlasts the bound meets the bound at once, as does a pod beyond
+// 1,024 waiting ones. It fails at once before Start and once Stop began
+// (Stop ends the waits), and returns ctx's error when ctx is cancelled.
 //
 // RunPodSandbox checks the pod's required plugins again, so a plugin lost
-// between AwaitPlugins and RunPodSandbox fails the pod as well.
+// between AwaitPlugins and RunPodSandbox, or one that does not answer the
+// pod's RunPodSandbox, fails the pod as well.
 func (a *Adaptation) AwaitPlugins(ctx context.Context, pod *api.PodSandbox) error {
 	r := &a.readiness
 	required, err := r.requirementOf(pod)
@@ -65,12 +69,7 @@ func (r *readinessTracker) isRunning() bool {
 // awaitPlugins is AwaitPlugins' wait.
 func (a *Adaptation) awaitPlugins(ctx context.Context, pod *api.PodSandbox, required []string) error {
 	r := &a.readiness
-	bound := time.Now().Add(r.opts.wait)
-	// The runtime's RunPodSandbox follows in the caller's deadline: the
-	// wait leaves it deadline_reserve, as an event's fan-out does.
-	if d, ok := ctx.Deadline(); ok && d.Add(-a.opts.deadlineReserve).Before(bound) {
-		bound = d.Add(-a.opts.deadlineReserve)
-	}
+	start := time.Now()
 	if !r.enter() {
 		return a.atBound(pod, required, fmt.Sprintf("%d pods wait already", maxReadinessWaiters))
 	}
@@ -78,7 +77,7 @@ func (a *Adaptation) awaitPlugins(ctx context.Context, pod *api.PodSandbox, requ
 	if r.waiting != nil {
 		r.waiting()
 	}
-	timeout := time.NewTimer(time.Until(bound))
+	timeout := time.NewTimer(time.Hour)
 	defer timeout.Stop()
 	hint := time.NewTimer(time.Hour)
 	defer hint.Stop()
@@ -91,9 +90,16 @@ func (a *Adaptation) awaitPlugins(ctx context.Context, pod *api.PodSandbox, requ
 		if len(missing) == 0 {
 			return nil
 		}
+		// The bound moves as plugins join and leave: it is checked anew on
+		// each change.
+		bound, why := a.awaitBound(ctx, start)
 		if backoffOutlasts(missing, bound) {
 			return a.atBound(pod, required, "a sync back-off outlasts the wait")
 		}
+		if !time.Now().Before(bound) {
+			return a.atBound(pod, required, why)
+		}
+		timeout.Reset(time.Until(bound))
 		if due := r.hintDue(missing); !due.IsZero() {
 			hint.Reset(time.Until(due))
 		}
@@ -102,11 +108,28 @@ func (a *Adaptation) awaitPlugins(ctx context.Context, pod *api.PodSandbox, requ
 		case <-hint.C:
 			r.hint(missing)
 		case <-timeout.C:
-			return a.atBound(pod, required, fmt.Sprintf("waited %v", r.opts.wait))
 		case <-ctx.Done():
 			return fmt.Errorf("nrikit: pod %s/%s: waiting for required plugins: %w", pod.GetNamespace(), pod.GetName(), context.Cause(ctx))
 		}
 	}
+}
+
+// awaitBound is when a wait that began at start ends, and why: wait after
+// start, or earlier when the caller's deadline is nearer. The runtime's
+// RunPodSandbox follows within that deadline, and the pod's wait leaves it
+// what its event deadline needs: deadline_reserve, and the worst case of
+// its fan-out (the own timeouts of the active plugins that take it), so
+// that a pod let through still reaches its plugins.
+func (a *Adaptation) awaitBound(ctx context.Context, start time.Time) (time.Time, string) {
+	wait := a.readiness.opts.wait
+	bound, why := start.Add(wait), "waited "+wait.String()
+	if d, ok := ctx.Deadline(); ok {
+		room := a.opts.deadlineReserve + worstCase(api.Event_RUN_POD_SANDBOX, a.registry.snapshot())
+		if end := d.Add(-room); end.Before(bound) {
+			bound, why = end, "the caller's deadline less "+room.String()+" for RunPodSandbox's plugins and deadline_reserve"
+		}
+	}
+	return bound, why
 }
 
 // enter counts a waiter; false when there are too many.
@@ -149,16 +172,15 @@ func (a *Adaptation) atBound(pod *api.PodSandbox, required []string, why string)
 	if len(missing) == 0 {
 		return nil
 	}
-	return a.readiness.notReady(pod, missing, why)
+	return a.readiness.notReady(pod, missing, why, "nrikit: pod let through without its required plugins (plugin_readiness.on_timeout = proceed)")
 }
 
-// notReady fails the pod for its missing plugins, or under "proceed" warns
-// and counts it.
-func (r *readinessTracker) notReady(pod *api.PodSandbox, missing []MissingPlugin, why string) error {
+// notReady fails the pod for its missing plugins, or under "proceed" logs
+// the warning and returns nil.
+func (r *readinessTracker) notReady(pod *api.PodSandbox, missing []MissingPlugin, why, warning string) error {
 	if r.opts.onTimeout == ReadinessProceed {
-		r.proceeded.Add(1)
 		r.a.log.WithFields(logrus.Fields{"pod": pod.GetNamespace() + "/" + pod.GetName(), "missing": stories(missing), "why": why}).
-			Warn("nrikit: pod created without its required plugins (plugin_readiness.on_timeout = proceed)")
+			Warn(warning)
 		return nil
 	}
 	return fmt.Errorf("%w: pod %s/%s (%s): %s", ErrPluginsNotReady, pod.GetNamespace(), pod.GetName(), why, stories(missing))

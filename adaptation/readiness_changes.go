@@ -17,7 +17,11 @@ import (
 // plugin replaced by a new instance of it does not flip it. Calls come one
 // at a time, in order, from a goroutine of nrikit's that holds no lock: fn
 // may take the runtime's own locks and call Readiness. A panic in fn is
-// logged and recovered.
+// logged and recovered. Stop, which flips Readiness to not ready, waits for
+// fn to return, within its context and a grace of a second after it; if fn
+// is still blocked then (say, on a lock Stop's caller holds), Stop returns
+// ErrStopAbandoned, and the flips still queued are delivered once fn
+// returns.
 func WithReadinessChanges(fn func(Readiness)) Option {
 	return func(o *options) error {
 		if fn == nil {
@@ -51,12 +55,14 @@ func (f *flipFeed) push(r *readinessTracker, x Readiness) {
 	f.pending = append(f.pending, x)
 	if !f.delivering {
 		f.delivering = true
+		r.deliveries.Add(1)
 		go r.deliverFlips()
 	}
 }
 
 // deliverFlips hands the queued flips to the callback until none is left.
 func (r *readinessTracker) deliverFlips() {
+	defer r.deliveries.Done()
 	for {
 		r.mu.Lock()
 		if len(r.flips.pending) == 0 {

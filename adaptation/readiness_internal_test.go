@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,7 +18,14 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// Stop ends every wait at once, and leaves no goroutine behind.
+// WatchReadinessWaiters has fn called as each pod starts waiting in
+// AwaitPlugins, for the tests outside the package; call it before Start.
+func WatchReadinessWaiters(a *Adaptation, fn func()) { a.readiness.waiting = fn }
+
+// Stop ends every wait at once, and leaves no goroutine behind. The 100 ms
+// run from Stop's start to the last waiter's return, each waiter noting
+// when it returned: what Stop does after it ended the waits (shutting
+// plugins down, waiting for its goroutines) is not counted.
 func TestStopReturnsTheWaitersAtOnce(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	quiet := logrus.New()
@@ -33,10 +42,15 @@ func TestStopReturnsTheWaitersAtOnce(t *testing.T) {
 	if err := a.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	returned := make(chan error, waiters)
+	type result struct {
+		err error
+		at  time.Time
+	}
+	returned := make(chan result, waiters)
 	for range waiters {
 		go func() {
-			returned <- a.AwaitPlugins(context.Background(), &api.PodSandbox{Namespace: "default", Name: "p"})
+			err := a.AwaitPlugins(context.Background(), &api.PodSandbox{Namespace: "default", Name: "p"})
+			returned <- result{err, time.Now()}
 		}()
 	}
 	for range waiters {
@@ -46,22 +60,28 @@ func TestStopReturnsTheWaitersAtOnce(t *testing.T) {
 			t.Fatal("the pods did not all start waiting")
 		}
 	}
-	stopped := time.Now()
-	if err := a.Stop(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	stopping := time.Now()
+	stopped := make(chan error, 1)
+	go func() { stopped <- a.Stop(context.Background()) }()
+	var last time.Time
 	for range waiters {
 		select {
-		case err := <-returned:
-			if !errors.Is(err, ErrPluginsNotReady) {
-				t.Errorf("AwaitPlugins at Stop: %v, want ErrPluginsNotReady", err)
+		case r := <-returned:
+			if !errors.Is(r.err, ErrPluginsNotReady) {
+				t.Errorf("AwaitPlugins at Stop: %v, want ErrPluginsNotReady", r.err)
+			}
+			if r.at.After(last) {
+				last = r.at
 			}
 		case <-time.After(20 * time.Second):
 			t.Fatal("a waiter did not return at Stop")
 		}
 	}
-	if took := time.Since(stopped); took > 100*time.Millisecond {
-		t.Errorf("the waiters returned %v after Stop began, want within 100ms", took)
+	if took := last.Sub(stopping); took > 100*time.Millisecond {
+		t.Errorf("the last waiter returned %v after Stop began, want within 100ms", took)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -86,5 +106,92 @@ func TestWaitersAreBounded(t *testing.T) {
 	err = a.AwaitPlugins(context.Background(), &api.PodSandbox{Namespace: "default", Name: "p"})
 	if !errors.Is(err, ErrPluginsNotReady) || time.Since(start) > time.Second {
 		t.Errorf("AwaitPlugins beyond the bound of waiters: %v after %v, want ErrPluginsNotReady at once", err, time.Since(start))
+	}
+}
+
+// readinessChangesAdaptation is an adaptation that requires no plugin, so
+// that it flips ready at Start and not ready at Stop, telling fn.
+func readinessChangesAdaptation(t *testing.T, fn func(Readiness)) *Adaptation {
+	t.Helper()
+	quiet := logrus.New()
+	quiet.SetOutput(io.Discard)
+	a, err := New("r", "v", nil, nil, WithDisabledExternalConnections(), WithPluginPath(""), WithLogger(logrus.NewEntry(quiet)),
+		WithDefaultValidator(&validator.DefaultValidatorConfig{Enable: true}), WithReadinessChanges(fn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// Stop waits for the runtime's callback that tells its flip to not ready:
+// once Stop returned, the callback never runs again and no goroutine of
+// nrikit's is left.
+func TestStopWaitsForTheReadinessCallback(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	entered, release := make(chan struct{}), make(chan struct{})
+	var returned atomic.Bool
+	a := readinessChangesAdaptation(t, func(r Readiness) {
+		if r.Ready {
+			return
+		}
+		close(entered)
+		<-release
+		returned.Store(true)
+	})
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- a.Stop(context.Background()) }()
+	select {
+	case <-entered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Stop's flip to not ready was not delivered")
+	}
+	select {
+	case err := <-stopped:
+		t.Fatalf("Stop returned (%v) while the runtime's callback ran", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Stop did not return once the callback did")
+	}
+	if !returned.Load() {
+		t.Error("Stop returned before the callback did")
+	}
+}
+
+// A callback that blocks does not hold Stop past its context and grace:
+// Stop returns ErrStopAbandoned naming it, and the goroutine ends once the
+// callback returns.
+func TestStopGivesUpOnABlockedReadinessCallback(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	release := make(chan struct{})
+	a := readinessChangesAdaptation(t, func(r Readiness) {
+		if !r.Ready {
+			<-release
+		}
+	})
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 500 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	err := a.Stop(ctx)
+	took := time.Since(start)
+	close(release)
+	if !errors.Is(err, ErrStopAbandoned) || !strings.Contains(err.Error(), "ReadinessChanges callback") {
+		t.Errorf("Stop with the callback blocked: %v, want ErrStopAbandoned naming the callback", err)
+	}
+	if limit := timeout + closingGrace + 5*time.Second; took > limit {
+		t.Errorf("Stop took %v, want within its context, its grace and a margin (%v)", took, limit)
 	}
 }

@@ -5,27 +5,51 @@
 package adaptation
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/nrikit/nrikit/api"
 )
 
-// requiredForSandbox tells whether p is one of the required plugins of the
-// pod whose RunPodSandbox req is, with the gate on and on_timeout "fail":
-// its timeout or loss then fails the sandbox, whatever its own policy.
-// Under "proceed" the plugin's own policy applies, and the check after the
-// fan-out warns.
-func (r *readinessTracker) requiredForSandbox(p *plugin, ev api.Event, req any) bool {
-	if ev != api.Event_RUN_POD_SANDBOX || !r.on() || r.opts.onTimeout != ReadinessFail {
+// sandboxGate is one RunPodSandbox's readiness check, made with the gate
+// on: the pod's required plugins, resolved once for the whole fan-out, and
+// those of its plugins that took part in it. A nil *sandboxGate is the gate
+// off, or a pod that requires nothing; its methods then do nothing.
+type sandboxGate struct {
+	pod      *api.PodSandbox
+	required []string
+	err      error // the pod's annotation could not be read
+
+	mu sync.Mutex // a call's reply may be collected as its timeout ends it
+	// tookPart answered RunPodSandbox, or were rightly not called: the
+	// lifecycle contract knew they already knew the pod.
+	tookPart []*plugin
+}
+
+// sandboxGateOf resolves pod's requirement for its RunPodSandbox; nil, with
+// no allocation, when the gate is off.
+func (r *readinessTracker) sandboxGateOf(pod *api.PodSandbox) *sandboxGate {
+	if !r.on() {
+		return nil
+	}
+	required, err := r.requirementOf(pod)
+	if err == nil && len(required) == 0 {
+		return nil
+	}
+	return &sandboxGate{pod: pod, required: required, err: err}
+}
+
+// requires tells whether p is one of the pod's required plugins; true too
+// when the pod's annotation cannot be read, since what it asked of p is
+// then unclear (the pod fails after the fan-out).
+func (g *sandboxGate) requires(p *plugin) bool {
+	if g == nil {
 		return false
 	}
-	run, ok := req.(*api.RunPodSandboxRequest)
-	if !ok {
-		return false
+	if g.err != nil {
+		return true
 	}
-	required, err := r.requirementOf(run.GetPod())
-	if err != nil {
-		return true // the pod is failed after the fan-out; what it asked of p is unclear
-	}
-	for _, name := range required {
+	for _, name := range g.required {
 		if name == p.name || name == p.id {
 			return true
 		}
@@ -33,17 +57,70 @@ func (r *readinessTracker) requiredForSandbox(p *plugin, ev api.Event, req any) 
 	return false
 }
 
-// checkSandboxPlugins runs after a successful RunPodSandbox fan-out: each
-// of the pod's required plugins must still be active. The event barrier
-// keeps plugins from joining during the fan-out, so one active now was in
-// it: it answered, or was skipped only because it did not subscribe or
-// already knew the pod. One that was missing, or was lost during the
-// fan-out, fails the pod with ErrPluginsNotReady (a warning under
-// "proceed").
-func (a *Adaptation) checkSandboxPlugins(pod *api.PodSandbox) error {
-	required, err := a.readiness.requirementOf(pod)
-	if err != nil || len(required) == 0 || a.allActive(required) {
-		return err
+// requiredForSandbox tells whether p's timeout or loss fails the pod's
+// sandbox whatever its own policy: p is one of the pod's required plugins
+// and on_timeout is "fail". Under "proceed" the plugin's own policy
+// applies, and the check after the fan-out warns.
+func (r *readinessTracker) requiredForSandbox(p *plugin, g *sandboxGate) bool {
+	return r.opts.onTimeout == ReadinessFail && g.requires(p)
+}
+
+// tookPartIn notes that p answered the pod's RunPodSandbox, or rightly was
+// not called for it.
+func (g *sandboxGate) tookPartIn(p *plugin) {
+	if g == nil {
+		return
 	}
-	return a.atBound(pod, required, "missing during RunPodSandbox")
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.tookPart = append(g.tookPart, p)
+}
+
+// collect is RunPodSandbox's reply collector: an answer is taking part.
+func (g *sandboxGate) collect(p *plugin, _ *api.RunPodSandboxResponse) error {
+	g.tookPartIn(p)
+	return nil
+}
+
+// silent lists the pod's required plugins that are active, take
+// RunPodSandbox, and did not take part in it: they timed out and were kept,
+// or the event's deadline cut or skipped their call.
+func (g *sandboxGate) silent(active []*plugin) []MissingPlugin {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var silent []MissingPlugin
+	for _, name := range g.required {
+		p := activeAs(active, name)
+		if p == nil || !p.subscribed(api.Event_RUN_POD_SANDBOX) || slices.Contains(g.tookPart, p) {
+			continue
+		}
+		silent = append(silent, MissingPlugin{Name: name, State: missingNoAnswer, Plugin: p.id})
+	}
+	return silent
+}
+
+// checkSandboxPlugins runs after a successful RunPodSandbox fan-out: each
+// of the pod's required plugins must still be active and, if it takes
+// RunPodSandbox, must have answered it. The event barrier keeps plugins
+// from joining during the fan-out, so one active now was in it. One that
+// was missing, was lost during the fan-out or did not answer fails the pod
+// with ErrPluginsNotReady; under "proceed" the pod goes on, with a warning,
+// and is counted in Readiness.Proceeded.
+func (a *Adaptation) checkSandboxPlugins(g *sandboxGate) error {
+	if g == nil {
+		return nil
+	}
+	if g.err != nil {
+		return g.err
+	}
+	missing := append(a.missingPlugins(g.required), g.silent(a.registry.snapshot())...)
+	if len(missing) == 0 {
+		return nil
+	}
+	err := a.readiness.notReady(g.pod, missing, "missing during RunPodSandbox, or did not answer it",
+		"nrikit: pod created without its required plugins (plugin_readiness.on_timeout = proceed)")
+	if err == nil {
+		a.readiness.proceeded.Add(1)
+	}
+	return err
 }

@@ -67,7 +67,9 @@ func TestAwaitPluginsFailsAfterWaitNamingTheAbsentPlugin(t *testing.T) {
 	}
 }
 
-// Under "proceed" the pod goes on at the bound, with a warning and a count.
+// Under "proceed" the pod goes on at the bound, with a warning from
+// AwaitPlugins and one from RunPodSandbox, and is counted once, as it is
+// created.
 func TestAwaitPluginsProceedsAndCounts(t *testing.T) {
 	e := newEnv(t, readinessOptions(200*time.Millisecond, adaptation.ReadinessProceed)...)
 	e.start()
@@ -75,11 +77,14 @@ func TestAwaitPluginsProceedsAndCounts(t *testing.T) {
 	if err := e.a.AwaitPlugins(context.Background(), pod); err != nil {
 		t.Fatalf("AwaitPlugins under proceed: %v", err)
 	}
+	if got := e.a.Readiness().Proceeded; got != 0 {
+		t.Errorf("Readiness().Proceeded = %d after AwaitPlugins, want 0 until the pod is created", got)
+	}
 	if err := runPod(e.a, pod); err != nil {
 		t.Fatalf("RunPodSandbox under proceed: %v", err)
 	}
-	if got := e.a.Readiness().Proceeded; got != 2 {
-		t.Errorf("Readiness().Proceeded = %d, want 2 (the wait and the sandbox)", got)
+	if got := e.a.Readiness().Proceeded; got != 1 {
+		t.Errorf("Readiness().Proceeded = %d, want 1: one pod", got)
 	}
 	if len(e.logged(map[string]any{"pod": "default/pod-p1"})) != 2 {
 		e.dumpLog()
@@ -212,6 +217,52 @@ func TestAwaitPluginsEndsBeforeTheCallersDeadline(t *testing.T) {
 	}
 }
 
+// The wait leaves the caller's deadline deadline_reserve as set, not a
+// fixed share: with a reserve of 1 s and nothing else to wait for, it ends
+// a second before the deadline.
+func TestAwaitPluginsHonoursTheDeadlineReserve(t *testing.T) {
+	const reserve = time.Second
+	e := newEnv(t, readinessOptions(20*time.Second, adaptation.ReadinessFail, adaptation.WithDeadlineReserve(reserve))...)
+	e.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := e.a.AwaitPlugins(ctx, testPod("p1"))
+	deadline, _ := ctx.Deadline()
+	if !errors.Is(err, adaptation.ErrPluginsNotReady) {
+		t.Fatalf("AwaitPlugins: %v, want ErrPluginsNotReady", err)
+	}
+	// Half the reserve is the margin for a loaded machine; a wait that left
+	// only the default 100 ms would be far past it.
+	if left := time.Until(deadline); left < reserve/2 {
+		t.Errorf("AwaitPlugins left %v of the caller's deadline, want about the %v reserve", left, reserve)
+	}
+}
+
+// A pod let through at the bound under "proceed" still gets its
+// RunPodSandbox within the same deadline: the wait left it the reserve and
+// the time of the plugins that take RunPodSandbox, so the plugin present is
+// reached and the pod is created.
+func TestAwaitPluginsLeavesRunPodSandboxItsTime(t *testing.T) {
+	const timeout = 500 * time.Millisecond
+	e := newEnv(t, readinessOptions(10*time.Second, adaptation.ReadinessProceed, adaptation.WithRequestTimeout(timeout))...)
+	e.start()
+	e.external("20", "other", testplugin.Config{})
+	e.waitPlugins("20-other")
+	pod := testPod("p1")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := e.a.AwaitPlugins(ctx, pod); err != nil {
+		t.Fatalf("AwaitPlugins under proceed: %v", err)
+	}
+	if err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}); err != nil {
+		e.dumpLog()
+		t.Fatalf("RunPodSandbox after AwaitPlugins let the pod through: %v", err)
+	}
+	if got := testplugin.Find(e.records(), "other", "RunPodSandbox"); len(got) != 1 || got[0].Pod != pod.GetId() {
+		t.Errorf("the plugin got RunPodSandbox %+v, want one for %s", got, pod.GetId())
+	}
+}
+
 // A required plugin whose sync back-off outlasts the wait fails the pod at
 // once, saying until when.
 func TestAwaitPluginsFailsAtOnceForABackoffBeyondTheBound(t *testing.T) {
@@ -281,23 +332,134 @@ func TestRunPodSandboxFailsOnARequiredPluginsTimeout(t *testing.T) {
 			if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
 				t.Errorf("RunPodSandbox: %v, want the plugin's timeout", err)
 			}
+			// The operator sees why a plugin without fail_request failed the pod.
+			raised := e.logged(map[string]any{"failure_policy": "fail_request (a required plugin of the pod, plugin_readiness)"})
+			if (len(raised) > 0) != tc.wantFail {
+				e.dumpLog()
+				t.Errorf("%d log lines say the pod raised the plugin's policy to fail_request, want some: %v", len(raised), tc.wantFail)
+			}
 		})
 	}
 }
 
+// Under "proceed", a required plugin that is kept connected after timing
+// out in RunPodSandbox did not take part in the pod's creation: the pod goes
+// on with a warning that says so and is counted, while Readiness, which is
+// about the plugin being active, stays ready.
+func TestRunPodSandboxWarnsOfARequiredPluginThatDidNotAnswer(t *testing.T) {
+	e := newEnv(t, readinessOptions(5*time.Second, adaptation.ReadinessProceed, adaptation.WithRequestTimeout(300*time.Millisecond))...)
+	e.start()
+	e.external(gateIdx, gateName, testplugin.Config{
+		FailurePolicy: &testplugin.FailurePolicy{KeepConnected: true},
+		Behaviours:    map[string]testplugin.Behaviour{"RunPodSandbox": {Hang: true}},
+	})
+	e.waitPlugins(gateID)
+	pod := testPod("p1")
+	if err := e.a.AwaitPlugins(context.Background(), pod); err != nil {
+		t.Fatalf("AwaitPlugins with the plugin active: %v", err)
+	}
+	if err := runPod(e.a, pod); err != nil {
+		t.Fatalf("RunPodSandbox under proceed: %v", err)
+	}
+	warned := false
+	for _, en := range e.logged(map[string]any{"pod": "default/pod-p1"}) {
+		warned = warned || strings.Contains(fmt.Sprint(en.Data["missing"]), `"gate" (10-gate) did not answer RunPodSandbox`)
+	}
+	if !warned {
+		e.dumpLog()
+		t.Error("no warning that the required plugin did not answer RunPodSandbox")
+	}
+	r := e.a.Readiness()
+	if r.Proceeded != 1 || !r.Ready || len(r.Missing) != 0 {
+		t.Errorf("Readiness %+v, want ready with one pod proceeded", r)
+	}
+	if got := e.a.Plugins(); len(got) != 1 || got[0].Plugin != gateID {
+		t.Errorf("plugins %+v, want the timed-out plugin kept", got)
+	}
+}
+
+// A required plugin the lifecycle contract rightly does not call again for
+// a pod it already knows has not failed to answer: a repeated
+// RunPodSandbox for the same pod succeeds, and the plugin had one.
+func TestRunPodSandboxAcceptsARequiredPluginThatKnewThePod(t *testing.T) {
+	e := newEnv(t, readinessOptions(5*time.Second, adaptation.ReadinessFail)...)
+	e.start()
+	e.external(gateIdx, gateName, testplugin.Config{})
+	e.waitPlugins(gateID)
+	pod := testPod("p1")
+	for i := range 2 {
+		if err := runPod(e.a, pod); err != nil {
+			t.Fatalf("RunPodSandbox #%d: %v", i+1, err)
+		}
+	}
+	if got := testplugin.Find(e.records(), gateName, "RunPodSandbox"); len(got) != 1 {
+		t.Errorf("the plugin got RunPodSandbox %d times, want once", len(got))
+	}
+}
+
+// A RunPodSandbox with a deadline reads the pod's required-plugins
+// annotation once, not again for each plugin's share of the deadline: with
+// 16 plugins, a pod that has the annotation costs a RunPodSandbox no more
+// than a few allocations over one that has none.
+func TestRunPodSandboxReadsThePodsRequirementOnce(t *testing.T) {
+	const n = 16
+	var builtins []adaptation.BuiltinPlugin
+	for i := range n {
+		builtins = append(builtins, adaptation.BuiltinPlugin{Index: fmt.Sprintf("%02d", i), Name: fmt.Sprintf("p%02d", i),
+			Handler: api.PluginBase{Events: api.MaskOf(api.Event_RUN_POD_SANDBOX)}})
+	}
+	e := newEnv(t, adaptation.WithBuiltinPlugins(builtins...),
+		adaptation.WithDefaultValidator(&validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{"p00"}}),
+		adaptation.WithPluginReadiness(adaptation.ReadinessConfig{Wait: adaptation.Duration(5 * time.Second)}))
+	e.start()
+	seq := 0
+	allocs := func(annotations map[string]string) float64 {
+		return testing.AllocsPerRun(200, func() {
+			seq++
+			pod := testPod(fmt.Sprintf("p%d", seq))
+			pod.Annotations = annotations
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	plain := allocs(nil)
+	annotated := allocs(map[string]string{validator.RequiredPlugins + "/pod": "[p01]"})
+	// One reading of a one-item YAML list costs about a hundred
+	// allocations; reading it for each plugin and each later plugin cost
+	// some forty times that.
+	if extra := annotated - plain; extra > 400 {
+		t.Errorf("a pod with the annotation costs RunPodSandbox %.0f more allocations (%.0f against %.0f), want one reading of it", extra, annotated, plain)
+	}
+}
+
 // A required plugin killed while 20 pods are created concurrently by a
-// runtime that locks as containerd does, and restarted 3 s later: with the
-// gate, every pod waits and reaches the new instance; without it, they go
-// on without it.
+// runtime that locks as containerd does (a BlockPluginSync block, then its
+// NRI lock) or as CRI-O does (its NRI lock alone), and restarted 3 s later:
+// with the gate, every pod is waiting when it comes back, and reaches the
+// new instance; without it, they go on without it.
 func TestReadinessRidesOutARequiredPluginsRestart(t *testing.T) {
-	for _, gated := range []bool{true, false} {
-		t.Run(fmt.Sprintf("gated=%v", gated), func(t *testing.T) {
+	for _, tc := range []struct {
+		runtime string
+		blocks  bool
+		gated   bool
+	}{
+		{"containerd", true, true}, {"containerd", true, false},
+		{"crio", false, true}, {"crio", false, false},
+	} {
+		gated := tc.gated
+		t.Run(fmt.Sprintf("%s/gated=%v", tc.runtime, gated), func(t *testing.T) {
 			wait := time.Duration(0)
 			if gated {
 				wait = 20 * time.Second
 			}
 			e := newEnv(t, readinessOptions(wait, adaptation.ReadinessFail)...)
-			r := newRuntimeDouble(t, e, false, true)
+			r := newRuntimeDouble(t, e, false, tc.blocks)
+			const pods = 20
+			waiting := make(chan struct{}, pods)
+			adaptation.WatchReadinessWaiters(e.a, func() { waiting <- struct{}{} })
 			e.start()
 			old := e.external(gateIdx, gateName, testplugin.Config{})
 			e.waitPlugins(gateID)
@@ -305,7 +467,6 @@ func TestReadinessRidesOutARequiredPluginsRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.waitPlugins()
-			const pods = 20
 			errs := make(chan error, pods)
 			var wg sync.WaitGroup
 			for i := range pods {
@@ -334,6 +495,18 @@ func TestReadinessRidesOutARequiredPluginsRestart(t *testing.T) {
 				wg.Wait() // they all went ahead before the restart
 			}
 			<-time.After(3 * time.Second) // the scenario: the plugin is back 3 s later
+			if gated {
+				for range pods {
+					select {
+					case <-waiting:
+					case <-time.After(waitLimit):
+						t.Fatal("the pods did not all wait for the plugin")
+					}
+				}
+				if n := len(errs); n != 0 || e.a.Readiness().Ready {
+					t.Fatalf("as the plugin comes back, %d pods have returned (Readiness %+v), want all 20 waiting", n, e.a.Readiness())
+				}
+			}
 			e.external(gateIdx, gateName, testplugin.Config{})
 			wg.Wait()
 			close(errs)

@@ -23,6 +23,8 @@ type readinessTracker struct {
 	notify    func(Readiness)
 	proceeded atomic.Uint64
 	waiting   func() // tests: called as a pod starts waiting
+	// deliveries is the goroutine that calls notify, for Stop to wait for.
+	deliveries sync.WaitGroup
 
 	mu      sync.Mutex
 	running bool          // between Start and Stop
