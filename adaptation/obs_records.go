@@ -177,9 +177,7 @@ func (r *containerRecords) created(ctr *api.Container, owners merge.ContainerOwn
 	r.free = s.next
 	ids := s.validators[:0]
 	for _, p := range validators {
-		if p != nil { // nil entries are validators not consulted
-			ids = append(ids, p.id)
-		}
+		ids = append(ids, p.id)
 	}
 	*s = recordSlot{
 		id: ctr.GetId(), name: ctr.GetName(), pod: ctr.GetPodSandboxId(), created: now,
