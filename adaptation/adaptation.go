@@ -168,9 +168,6 @@ func (a *Adaptation) Start(ctx context.Context) error {
 	a.log.WithFields(logrus.Fields{"version": nrikit.Version, "nri_version": a.opts.nriVersion, "runtime": a.runtimeName, "runtime_version": a.runtimeVersion}).
 		Info("nrikit: starting")
 	l, err := a.startPlugins(runCtx)
-	if err == nil {
-		err = a.openStatusSocket(runCtx)
-	}
 	if err != nil {
 		if l != nil {
 			_ = l.Close()

@@ -34,10 +34,15 @@ func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 	return runCtx, nil
 }
 
-// startPlugins connects the built-in and pre-installed plugins and opens the
-// socket, unless connections are disabled (nil listener).
+// startPlugins opens the status socket, if set, then connects the built-in
+// and pre-installed plugins and opens the socket, unless connections are
+// disabled (nil listener). The status socket comes first: a bad path fails
+// Start before any plugin was launched.
 func (a *Adaptation) startPlugins(runCtx context.Context) (net.Listener, error) {
 	defer a.wg.Done()
+	if err := a.openStatusSocket(runCtx); err != nil {
+		return nil, err
+	}
 	a.startBuiltins(runCtx)
 	a.startPreinstalled(runCtx)
 	if a.opts.disableConnect || runCtx.Err() != nil {

@@ -219,3 +219,96 @@ func TestEventDeadlineCapsValidators(t *testing.T) {
 	}
 	e.waitPlugins("10-val")
 }
+
+// TestStatusCountsDeadlineMisses: Status counts a call the event's deadline
+// cut short as made, outcome canceled, with its latency, without replacing
+// the plugin's last error; and a call the deadline left unmade apart, in
+// not_called, on every path (the plugin's turn after the deadline, a
+// mandatory plugin's miss ending the event, the event beginning after
+// it), in no outcome, bucket or PluginInvoked metric. Each event's
+// histogram still adds up to its total.
+func TestStatusCountsDeadlineMisses(t *testing.T) {
+	for _, mandatory := range []bool{false, true} {
+		name := map[bool]string{false: "optional", true: "fail_request"}[mandatory]
+		t.Run(name, func(t *testing.T) {
+			opts := []adaptation.Option{adaptation.WithRequestTimeout(5 * time.Second)}
+			if mandatory {
+				opts = append(opts, adaptation.WithPluginSettings("slow", adaptation.PluginSettings{
+					FailurePolicy: &adaptation.FailurePolicy{FailRequest: true}}))
+			}
+			e := newEnv(t, opts...)
+			e.preinstall("10", "slow", testplugin.Config{Events: creations, Behaviours: delayed("CreateContainer", 3*time.Second)})
+			e.preinstall("20", "after", testplugin.Config{Events: creations})
+			e.start()
+			e.waitPlugins("10-slow", "20-after")
+
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			_, err := createUnder(t, e.a, ctx, "sm")
+			if mandatory != (err != nil) {
+				t.Fatalf("CreateContainer = %v, want failure only with fail_request", err)
+			}
+			slow := eventCallsOf(t, e.a, "10-slow", "CreateContainer")
+			if slow.Total != 1 || slow.Outcomes[adaptation.OutcomeCanceled] != 1 || slow.NotCalled != 0 ||
+				slow.Latency.Max < adaptation.Duration(800*time.Millisecond) {
+				t.Errorf("10-slow's creations %+v, want 1 made, canceled, after about 0.9 s", slow)
+			}
+			after := eventCallsOf(t, e.a, "20-after", "CreateContainer")
+			if after.Total != 0 || len(after.Outcomes) != 0 || after.NotCalled != 1 {
+				t.Errorf("20-after's creations %+v, want none made and 1 not called", after)
+			}
+			if n := e.metrics.count("20-after", api.Event_CREATE_CONTAINER, adaptation.OutcomeCanceled); n != 0 {
+				t.Errorf("20-after: %d canceled creations in the metrics, want none: it was not invoked", n)
+			}
+
+			// An event that began after its deadline: nobody is called.
+			gone, cancelGone := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancelGone()
+			if _, err := createUnder(t, e.a, gone, "sp"); !errors.Is(err, adaptation.ErrEventDeadline) {
+				t.Fatalf("CreateContainer past its deadline = %v, want ErrEventDeadline", err)
+			}
+			if c := eventCallsOf(t, e.a, "10-slow", "CreateContainer"); c.Total != 1 || c.NotCalled != 1 {
+				t.Errorf("10-slow's creations %+v, want still 1 made and now 1 not called", c)
+			}
+			if c := eventCallsOf(t, e.a, "20-after", "CreateContainer"); c.Total != 0 || c.NotCalled != 2 {
+				t.Errorf("20-after's creations %+v, want none made and 2 not called", c)
+			}
+
+			for _, p := range e.a.Status().Plugins {
+				if p.LastError != nil {
+					t.Errorf("%s's last error %+v: the event's deadline is not its failure", p.Plugin, p.LastError)
+				}
+				for _, c := range p.Calls {
+					var inBuckets, byOutcome uint64
+					for _, b := range c.Latency.Buckets {
+						inBuckets += b.Count
+					}
+					for _, n := range c.Outcomes {
+						byOutcome += n
+					}
+					if inBuckets != c.Total || byOutcome != c.Total {
+						t.Errorf("%s %s: total %d, buckets %d, outcomes %d; want them equal", p.Plugin, c.Event, c.Total, inBuckets, byOutcome)
+					}
+				}
+			}
+		})
+	}
+}
+
+// eventCallsOf is plugin's count of event in Status.
+func eventCallsOf(t *testing.T, a *adaptation.Adaptation, plugin, event string) adaptation.EventCalls {
+	t.Helper()
+	for _, p := range a.Status().Plugins {
+		if p.Plugin != plugin {
+			continue
+		}
+		for _, c := range p.Calls {
+			if c.Event == event {
+				return c
+			}
+		}
+		return adaptation.EventCalls{}
+	}
+	t.Fatalf("%s is not among the active plugins", plugin)
+	return adaptation.EventCalls{}
+}

@@ -35,13 +35,15 @@ func (e *eventDeadlineError) Unwrap() []error {
 }
 
 // withNotReached adds to an event deadline error the plugins of later that
-// the fan-out of ev would still have called.
+// the fan-out of ev would still have called, and counts their calls as not
+// made.
 func withNotReached(err error, ev api.Event, later []*plugin) error {
 	var dl *eventDeadlineError
 	if errors.As(err, &dl) {
 		for _, q := range later {
 			if q.subscribed(ev) && !q.gone() {
 				dl.notReached = append(dl.notReached, q.id)
+				countNotCalled(q, ev)
 			}
 		}
 	}
@@ -51,7 +53,7 @@ func withNotReached(err error, ev api.Event, later []*plugin) error {
 // notReached handles p, whose turn came after D: an optional plugin is
 // skipped and the event goes on; a mandatory one fails it.
 func (a *Adaptation) notReached(ctx context.Context, ev api.Event, p *plugin, mandatory bool) error {
-	a.countNotCalled(p, ev)
+	countNotCalled(p, ev)
 	log := p.logCtx(ctx).WithField("event", ev.Name())
 	if !mandatory {
 		log.Warn("nrikit: the event's deadline was reached before the plugin's turn; the operation goes on without it")
@@ -93,7 +95,7 @@ func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins [
 	for _, p := range plugins {
 		if p.subscribed(ev) && !p.gone() {
 			e.notReached = append(e.notReached, p.id)
-			a.countNotCalled(p, ev)
+			countNotCalled(p, ev)
 		}
 	}
 	if len(e.notReached) == 0 {
@@ -105,8 +107,12 @@ func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins [
 }
 
 // countNotCalled counts p's call of ev, which the event's deadline left
-// unmade, as canceled: in the metrics and in p's Status counts alike.
-func (a *Adaptation) countNotCalled(p *plugin, ev api.Event) {
-	a.opts.metrics.PluginInvoked(p.id, ev, OutcomeCanceled, 0)
-	p.stats.record(ev, OutcomeCanceled, 0)
+// unmade, in Status's not_called: not as a call, whose outcome and latency
+// it does not have, and not in the metrics' PluginInvoked, as p was not
+// invoked. Every path that leaves a call unmade at the deadline counts it
+// here: p's turn after it (notReached), the event beginning after it
+// (deadlinePassed), and a mandatory plugin's miss ending the fan-out
+// before p's turn (withNotReached).
+func countNotCalled(p *plugin, ev api.Event) {
+	p.stats.skipped(ev)
 }

@@ -133,7 +133,9 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 	}
 	took := time.Since(start)
 	a.opts.metrics.PluginInvoked(p.id, ev, f.outcome(), took)
-	p.stats.failed(ev, f.outcome(), err)
+	if f != failDeadline { // the deadline's cut is not the plugin's failure
+		p.stats.failed(ev, f.outcome(), err)
+	}
 	p.stats.record(ev, f.outcome(), took)
 	return a.applyPolicy(ctx, pol, ev, p, fp, f, err)
 }

@@ -107,10 +107,11 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		err = mergeError(result.Err())
 	}
 	var merged *api.CreateContainerResponse
+	var consulted []*plugin // the validators that approved it
 	if err == nil {
 		merged = result.Response()
 		shapeLikeReference(merged.Adjust)
-		err = a.validate(ctx, dl, req, c, merged, validators)
+		consulted, err = a.validate(ctx, dl, req, c, merged, validators)
 	}
 	a.lifecycle.containerCreated(req.GetContainer(), err == nil)
 	if err != nil {
@@ -119,7 +120,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 	a.logDiscarded(ctx, api.Event_CREATE_CONTAINER, result.Discarded())
 	if a.records.on() {
 		id := req.GetContainer().GetId()
-		a.records.created(req.GetContainer(), result.OwnersOf(id), validators, a.opts.defaultValidator != nil)
+		a.records.created(req.GetContainer(), result.OwnersOf(id), consulted, a.opts.defaultValidator != nil)
 		a.records.updatesMerged(UpdateByCreation, result.Updated(), result.OwnersOf)
 	}
 	return merged, nil

@@ -46,7 +46,10 @@ type pluginStats struct {
 	buckets  [numEvents][numLatencyBuckets]uint64
 	total    [numEvents]time.Duration
 	max      [numEvents]time.Duration
-	lastErr  *PluginLastError
+	// notCalled counts the calls the event's deadline left unmade: in no
+	// outcome and no bucket, which count the calls made.
+	notCalled [numEvents]uint64
+	lastErr   *PluginLastError
 }
 
 // record counts one call of ev that ended with o after took.
@@ -64,6 +67,17 @@ func (s *pluginStats) record(ev api.Event, o Outcome, took time.Duration) {
 	s.buckets[e][latencyBucket(took)]++
 	s.total[e] += took
 	s.max[e] = max(s.max[e], took)
+}
+
+// skipped counts a call of ev that the event's deadline left unmade.
+func (s *pluginStats) skipped(ev api.Event) {
+	e := int(ev)
+	if e <= 0 || e >= numEvents {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notCalled[e]++
 }
 
 // failed keeps err as the plugin's last error. Only failed calls pay for the
@@ -97,7 +111,7 @@ func (s *pluginStats) snapshot(st *PluginStatus) {
 		for _, c := range s.calls[e] {
 			n += c
 		}
-		if n == 0 {
+		if n == 0 && s.notCalled[e] == 0 {
 			continue
 		}
 		st.Calls = append(st.Calls, s.eventCalls(api.Event(e), n))
@@ -106,7 +120,7 @@ func (s *pluginStats) snapshot(st *PluginStatus) {
 
 func (s *pluginStats) eventCalls(ev api.Event, n uint64) EventCalls {
 	e := int(ev)
-	ec := EventCalls{Event: ev.Name(), Total: n, Outcomes: map[Outcome]uint64{}}
+	ec := EventCalls{Event: ev.Name(), Total: n, NotCalled: s.notCalled[e], Outcomes: map[Outcome]uint64{}}
 	for i, c := range s.calls[e] {
 		if c > 0 {
 			ec.Outcomes[outcomes[i]] = c

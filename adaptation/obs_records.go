@@ -23,11 +23,11 @@ const MaxContainerRecords = 1 << 16
 // maxRecordUpdates bounds the updates one record keeps: the last ones.
 const maxRecordUpdates = 32
 
-// WithContainerRecords keeps, for the last n containers created, the record
+// WithContainerRecords keeps, for the newest n live containers, the record
 // of which plugin set which field and which validators approved, and the
-// updates plugins made since (see Adaptation.ContainerRecord). The oldest
-// record makes room for a new one; a record goes when its container is
-// removed. 0, the default, keeps none; n must be within 0 and
+// updates plugins made since (see Adaptation.ContainerRecord). A record
+// goes when its container is removed; when n containers are recorded, the
+// oldest live one's record makes room for a new one. 0, the default, keeps none; n must be within 0 and
 // MaxContainerRecords.
 func WithContainerRecords(n int) Option {
 	return func(o *options) error {
@@ -106,36 +106,50 @@ func (a *Adaptation) ContainerRecord(id string) (ContainerRecord, bool) {
 	return a.records.get(id)
 }
 
-// containerRecords is a ring of records with an index by container ID. The
-// ring is allocated at New, so that recording a creation costs no
-// allocation of its own.
+// containerRecords keeps the records of the newest live containers, at most
+// len(slots). The slots are allocated at New and linked by index, so that
+// recording a creation costs no allocation of its own: the live records
+// form a list from the oldest to the newest, the free slots a list of
+// their own. A new record takes a free slot; only when none is free does
+// it evict the oldest live record.
 type containerRecords struct {
-	mu    sync.Mutex
-	ring  []recordSlot
-	next  int
-	index map[string]int
+	mu             sync.Mutex
+	slots          []recordSlot
+	index          map[string]int // container ID to its slot
+	oldest, newest int            // the live list's ends; noSlot when empty
+	free           int            // the free list's head; noSlot when full
 }
+
+// noSlot ends a list of slots.
+const noSlot = -1
 
 // recordSlot is one record as kept: the merger's tables, turned into a
 // ContainerRecord only when asked for.
 type recordSlot struct {
-	used             bool
-	id, name, pod    string
-	created          time.Time
-	owners           merge.ContainerOwners
-	validators       []*plugin // nil entries are validators not consulted
+	prev, next    int // the neighbours in the live list (older, newer), or next in the free list
+	id, name, pod string
+	created       time.Time
+	owners        merge.ContainerOwners
+	// validators are the IDs of the validator plugins that approved it, so
+	// that a record pins no plugin instance. Its array is kept when the
+	// slot is freed, for the slot's next record.
+	validators       []string
 	defaultValidator bool
 	updates          []UpdateRecord
 }
 
 func (r *containerRecords) init(n int) {
+	r.oldest, r.newest, r.free = noSlot, noSlot, noSlot
 	if n > 0 {
-		r.ring = make([]recordSlot, n)
+		r.slots = make([]recordSlot, n)
 		r.index = make(map[string]int, n)
+		for i := n - 1; i >= 0; i-- {
+			r.pushFreeLocked(i)
+		}
 	}
 }
 
-func (r *containerRecords) on() bool { return r.ring != nil }
+func (r *containerRecords) on() bool { return r.slots != nil }
 
 func (r *containerRecords) len() int {
 	r.mu.Lock()
@@ -143,7 +157,8 @@ func (r *containerRecords) len() int {
 	return len(r.index)
 }
 
-// created records a creation the validators approved.
+// created records a creation the validators approved; validators are the
+// validator plugins consulted.
 func (r *containerRecords) created(ctr *api.Container, owners merge.ContainerOwners, validators []*plugin, byDefault bool) {
 	if !r.on() {
 		return
@@ -152,22 +167,60 @@ func (r *containerRecords) created(ctr *api.Container, owners merge.ContainerOwn
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if i, ok := r.index[ctr.GetId()]; ok {
-		r.clearLocked(i) // the same ID created again: the old record is void
+		r.releaseLocked(i) // the same ID created again: the old record is void
 	}
-	if r.ring[r.next].used {
-		r.clearLocked(r.next)
+	if r.free == noSlot {
+		r.releaseLocked(r.oldest) // full: the oldest live record makes room
 	}
-	r.ring[r.next] = recordSlot{
-		used: true, id: ctr.GetId(), name: ctr.GetName(), pod: ctr.GetPodSandboxId(), created: now,
-		owners: owners, validators: validators, defaultValidator: byDefault,
+	i := r.free
+	s := &r.slots[i]
+	r.free = s.next
+	ids := s.validators[:0]
+	for _, p := range validators {
+		ids = append(ids, p.id)
 	}
-	r.index[ctr.GetId()] = r.next
-	r.next = (r.next + 1) % len(r.ring)
+	*s = recordSlot{
+		id: ctr.GetId(), name: ctr.GetName(), pod: ctr.GetPodSandboxId(), created: now,
+		owners: owners, validators: ids, defaultValidator: byDefault,
+	}
+	r.appendLiveLocked(i)
+	r.index[ctr.GetId()] = i
 }
 
-func (r *containerRecords) clearLocked(i int) {
-	delete(r.index, r.ring[i].id)
-	r.ring[i] = recordSlot{}
+// appendLiveLocked links slot i as the newest live record.
+func (r *containerRecords) appendLiveLocked(i int) {
+	s := &r.slots[i]
+	s.prev, s.next = r.newest, noSlot
+	if r.newest == noSlot {
+		r.oldest = i
+	} else {
+		r.slots[r.newest].next = i
+	}
+	r.newest = i
+}
+
+// releaseLocked unlinks live slot i, forgets its record and frees it.
+func (r *containerRecords) releaseLocked(i int) {
+	s := &r.slots[i]
+	if s.prev == noSlot {
+		r.oldest = s.next
+	} else {
+		r.slots[s.prev].next = s.next
+	}
+	if s.next == noSlot {
+		r.newest = s.prev
+	} else {
+		r.slots[s.next].prev = s.prev
+	}
+	delete(r.index, s.id)
+	clear(s.validators)
+	*s = recordSlot{validators: s.validators[:0]}
+	r.pushFreeLocked(i)
+}
+
+func (r *containerRecords) pushFreeLocked(i int) {
+	r.slots[i].next = r.free
+	r.free = i
 }
 
 // removed forgets container id's record.
@@ -178,7 +231,7 @@ func (r *containerRecords) removed(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if i, ok := r.index[id]; ok {
-		r.clearLocked(i)
+		r.releaseLocked(i)
 	}
 }
 
@@ -197,7 +250,7 @@ func (r *containerRecords) updated(id string, u UpdateRecord) {
 	if !ok {
 		return
 	}
-	s := &r.ring[i]
+	s := &r.slots[i]
 	if len(s.updates) == maxRecordUpdates {
 		s.updates = slices.Delete(s.updates, 0, 1)
 	}
@@ -267,17 +320,12 @@ func (r *containerRecords) get(id string) (ContainerRecord, bool) {
 	if !ok {
 		return ContainerRecord{}, false
 	}
-	s := &r.ring[i]
+	s := &r.slots[i]
 	rec := ContainerRecord{
 		ID: s.id, Name: s.name, PodID: s.pod, Created: s.created,
 		Fields:     ownedFields(s.owners),
-		Validation: ValidationRecord{DefaultValidator: s.defaultValidator, Validators: []string{}},
+		Validation: ValidationRecord{DefaultValidator: s.defaultValidator, Validators: append([]string{}, s.validators...)},
 		Updates:    slices.Clone(s.updates),
-	}
-	for _, p := range s.validators {
-		if p != nil {
-			rec.Validation.Validators = append(rec.Validation.Validators, p.id)
-		}
 	}
 	if rec.Updates == nil {
 		rec.Updates = []UpdateRecord{}

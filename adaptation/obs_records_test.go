@@ -214,3 +214,57 @@ func TestContainerRecordUpdateByCreation(t *testing.T) {
 		t.Errorf("cc-2's record %+v: the plugin changed nothing of it", rec)
 	}
 }
+
+// Records are evicted by live count, oldest live first: removing
+// containers frees room, so a record goes only when the cap's worth of
+// newer live containers are recorded.
+func TestContainerRecordsEvictOldestLive(t *testing.T) {
+	e := newEnv(t, adaptation.WithContainerRecords(3))
+	e.start()
+	ctx := context.Background()
+	pod := testPod("ce")
+	create := func(ids ...string) {
+		t.Helper()
+		for _, id := range ids {
+			_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: testContainer(id, pod)})
+			must(t, err)
+		}
+	}
+	remove := func(ids ...string) {
+		t.Helper()
+		for _, id := range ids {
+			must(t, e.a.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: testContainer(id, pod)}))
+		}
+	}
+	kept := func(want ...string) {
+		t.Helper()
+		var got []string
+		for _, id := range []string{"ce-a", "ce-b", "ce-c", "ce-d", "ce-e", "ce-f", "ce-g", "ce-h"} {
+			if _, ok := e.a.ContainerRecord(id); ok {
+				got = append(got, id)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("records of %v, want %v", got, want)
+		}
+		if n := e.a.Status().ContainerRecords; n != len(want) {
+			t.Errorf("status counts %d records, want %d", n, len(want))
+		}
+	}
+	create("ce-a", "ce-b", "ce-c")
+	remove("ce-b", "ce-c")
+	create("ce-d")
+	kept("ce-a", "ce-d") // a is still live and within the cap
+	create("ce-e")
+	kept("ce-a", "ce-d", "ce-e")
+	create("ce-f")
+	kept("ce-d", "ce-e", "ce-f") // full: the oldest live, a, made room
+	remove("ce-e")
+	create("ce-g")
+	kept("ce-d", "ce-f", "ce-g")
+	create("ce-h")
+	kept("ce-f", "ce-g", "ce-h")
+	create("ce-f") // the same ID again: its new record is the newest
+	create("ce-a")
+	kept("ce-a", "ce-f", "ce-h")
+}

@@ -81,7 +81,9 @@ type StatusSettings struct {
 type PluginStatus struct {
 	PluginInfo
 	JoinedAt time.Time `json:"joined_at"`
-	// LastError is its last failed call, nil if none failed.
+	// LastError is its last failed call, nil if none failed. A call the
+	// event's deadline cut short is not the plugin's failure and does not
+	// replace it.
 	LastError *PluginLastError `json:"last_error,omitempty"`
 	// Calls are its calls per event, in event order; events it was never
 	// called for are left out.
@@ -99,7 +101,10 @@ type PluginLastError struct {
 	Time  time.Time `json:"time"`
 }
 
-// EventCalls counts one plugin's calls of one event.
+// EventCalls counts one plugin's calls of one event. Total, Outcomes and
+// Latency count the calls made, a call the event's deadline cut short
+// included (outcome canceled); NotCalled counts apart the calls the
+// event's deadline left unmade.
 type EventCalls struct {
 	Event string `json:"event"` // as api.Event.Name() names it
 	Total uint64 `json:"total"`
@@ -107,6 +112,11 @@ type EventCalls struct {
 	// are left out.
 	Outcomes map[Outcome]uint64 `json:"outcomes"`
 	Latency  LatencyHistogram   `json:"latency"`
+	// NotCalled counts the events it took that it was not called for
+	// because the event's deadline had been reached: its turn came after
+	// the deadline, the event began after it, or a mandatory plugin's miss
+	// of it failed the event before its turn. 0 is left out.
+	NotCalled uint64 `json:"not_called,omitempty"`
 }
 
 // LatencyHistogram is the latency of one plugin's calls of one event, from

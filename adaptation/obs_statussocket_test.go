@@ -197,7 +197,8 @@ func isReset(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "connection reset")
 }
 
-// A status socket path that holds something else refuses Start.
+// A status socket path that holds something else refuses Start, before
+// any plugin was launched.
 func TestStatusSocketBadPath(t *testing.T) {
 	dir, err := os.MkdirTemp("", "nrk")
 	if err != nil {
@@ -207,11 +208,18 @@ func TestStatusSocketBadPath(t *testing.T) {
 	path := filepath.Join(dir, "file")
 	writeFile(t, path, "data", 0o600)
 	e := newEnv(t, adaptation.WithStatusSocket(path))
+	e.preinstall("10", "early", testplugin.Config{Events: "createcontainer"})
 	err = e.a.Start(context.Background())
 	if !errors.Is(err, adaptation.ErrBadSocketPath) {
 		t.Fatalf("Start: %v, want ErrBadSocketPath", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "data" {
 		t.Error("the file at the status socket path was changed")
+	}
+	if recs := e.records(); len(recs) != 0 {
+		t.Errorf("the pre-installed plugin was launched before the bad status socket failed Start: it logged %+v", recs)
+	}
+	if changes := e.a.Status().RecentChanges; len(changes) != 0 {
+		t.Errorf("plugin changes %+v, want none: nothing was to start", changes)
 	}
 }

@@ -41,9 +41,14 @@ const (
 	soakGoroutineGrowth = 40
 	soakHeapGrowth      = 16 << 20
 	soakRSSGrowth       = 48 << 20
-	// soakRecords is the container records' cap: below the containers the
-	// workers keep alive at once, so that records are evicted all along.
-	soakRecords = 2
+	// soakRecords is the container records' cap, and soakResidents the
+	// containers of soakResidentPod, alive from before the workers start to
+	// after they end, each lifecycle replacing the oldest with a new one:
+	// more live containers than the cap all along, so that records are
+	// evicted, oldest live first, all along.
+	soakRecords     = 256
+	soakResidents   = 300
+	soakResidentPod = "soak-resident"
 )
 
 // soakChaosEvents are what the misbehaving plugin takes: not
@@ -95,6 +100,7 @@ func TestSoak(t *testing.T) {
 	e.waitPluginsInclude("10-alpha", "20-chaos", "30-gamma")
 
 	s := &soakStats{max: map[string]time.Duration{}, a: e.a}
+	s.createResidents(t, rt, e.a)
 	start := time.Now()
 	var checkpoint soakSample
 	next := atomic.Int64{}
@@ -145,6 +151,7 @@ func TestSoak(t *testing.T) {
 	bound := 4*soakRequestTimeout + time.Second
 	s.report(t, bound)
 	checkGrowth(t, checkpoint, final)
+	s.removeResidents(t, rt, e.a)
 	s.checkRecords(t)
 	checkHealthyRecords(t, e, lifecycles)
 	if active := pluginIDs(e.a); !slices.Contains(active, "10-alpha") || !slices.Contains(active, "30-gamma") {
@@ -162,9 +169,78 @@ type soakStats struct {
 	// creation: the most seen, how often at the cap, creations without a
 	// record of their own.
 	maxRecords, atCap, unrecorded int
+	// residents are the resident containers, oldest first; resident names
+	// the next one.
+	residents []*api.Container
+	resident  int
 }
 
-// countRecords checks the records after container id was created.
+// createResidents creates soakResidents containers in soakResidentPod,
+// through the plugins, as the runtime would.
+func (s *soakStats) createResidents(t *testing.T, rt *lockingRuntime, a *adaptation.Adaptation) {
+	pod := testPod(soakResidentPod)
+	if err := s.call(rt, "RunPodSandbox", func() error {
+		return a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: pod})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for range soakResidents {
+		if err := s.call(rt, "CreateContainer", func() error { return s.addResident(a) }); err != nil {
+			t.Fatalf("resident container: %v", err)
+		}
+	}
+}
+
+// addResident creates the next resident container; rotateResident removes
+// the oldest and adds one. Their callers hold the runtime's lock.
+func (s *soakStats) addResident(a *adaptation.Adaptation) error {
+	pod := testPod(soakResidentPod)
+	s.mu.Lock()
+	c := testContainer(fmt.Sprintf("%s-c%d", soakResidentPod, s.resident), pod)
+	s.resident++
+	s.mu.Unlock()
+	if _, err := a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: c}); err != nil {
+		return fmt.Errorf("resident container %s: %w", c.GetId(), err)
+	}
+	s.countRecords(c.GetId())
+	s.mu.Lock()
+	s.residents = append(s.residents, c)
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *soakStats) rotateResident(a *adaptation.Adaptation) error {
+	s.mu.Lock()
+	c := s.residents[0]
+	s.residents = s.residents[1:]
+	s.mu.Unlock()
+	req := &api.RemoveContainerRequest{Pod: testPod(soakResidentPod), Container: c}
+	if err := a.RemoveContainer(context.Background(), req); err != nil {
+		return fmt.Errorf("resident container %s: %w", c.GetId(), err)
+	}
+	return s.addResident(a)
+}
+
+// removeResidents removes the resident containers and their pod.
+func (s *soakStats) removeResidents(t *testing.T, rt *lockingRuntime, a *adaptation.Adaptation) {
+	ctx := context.Background()
+	pod := testPod(soakResidentPod)
+	for _, c := range s.residents {
+		if err := s.call(rt, "RemoveContainer", func() error {
+			return a.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: c})
+		}); err != nil {
+			t.Errorf("resident container %s: %v", c.GetId(), err)
+		}
+	}
+	if err := s.call(rt, "RemovePodSandbox", func() error { return a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}) }); err != nil {
+		t.Error(err)
+	}
+}
+
+// countRecords checks the records after container id was created. Its
+// caller holds the runtime's lock, which every runtime call takes: no
+// other creation can evict id's record before it is looked up, and a new
+// record, the newest live one, is the last a creation evicts.
 func (s *soakStats) countRecords(id string) {
 	_, ok := s.a.ContainerRecord(id)
 	n := s.a.Status().ContainerRecords
@@ -275,6 +351,7 @@ func (s *soakStats) lifecycle(rt *lockingRuntime, a *adaptation.Adaptation, id s
 		)
 	}
 	steps = append(steps,
+		soakStep{"RotateResident", func() error { return s.rotateResident(a) }},
 		soakStep{"StopPodSandbox", func() error { return a.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod}) }},
 		soakStep{"RemovePodSandbox", func() error { return a.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}) }},
 	)
@@ -311,6 +388,7 @@ func checkHealthyRecords(t *testing.T, e *env, lifecycles int) {
 			}
 			delete(byPod, pod)
 		}
+		delete(byPod, soakResidentPod) // created before, removed after the lifecycles checked
 		if len(byPod) > 0 {
 			t.Errorf("soak: plugin %s got events of %d unknown pods", name, len(byPod))
 		}

@@ -30,14 +30,15 @@ func (a *Adaptation) validators() []*plugin {
 // merged response of a container being created. Any failure or rejection
 // fails the creation; a validator that timed out or was lost is also
 // dropped. A validator whose connection was already gone is skipped, as by
-// the reference.
-func (a *Adaptation) validate(ctx context.Context, dl eventDeadline, req *api.CreateContainerRequest, c creation, merged *api.CreateContainerResponse, validators []*plugin) error {
+// the reference. It returns the validator plugins consulted, validators
+// filtered in place.
+func (a *Adaptation) validate(ctx context.Context, dl eventDeadline, req *api.CreateContainerRequest, c creation, merged *api.CreateContainerResponse, validators []*plugin) ([]*plugin, error) {
 	plugins := a.registry.snapshot()
 	validators = slices.DeleteFunc(validators, func(p *plugin) bool {
 		return p.gone() || !slices.Contains(plugins, p) // dropped meanwhile, or the runtime stops
 	})
 	if len(validators) == 0 && a.opts.defaultValidator == nil {
-		return nil
+		return validators, nil
 	}
 	vreq := &api.ValidateContainerAdjustmentRequest{
 		Adjust:  merged.GetAdjust(),
@@ -47,13 +48,13 @@ func (a *Adaptation) validate(ctx context.Context, dl eventDeadline, req *api.Cr
 	}
 	out, err := c.validationRequest(req, vreq)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// errs[0] is the default validator's verdict, then one per plugin.
 	errs := make([]error, 1+len(validators))
 	errs[0] = a.validateByDefault(ctx, vreq)
 	if len(validators) == 0 {
-		return errors.Join(errs...)
+		return validators, errors.Join(errs...)
 	}
 	for _, p := range validators {
 		out.to(p) // encode once, before the validators run at once
@@ -70,7 +71,7 @@ func (a *Adaptation) validate(ctx context.Context, dl eventDeadline, req *api.Cr
 	}
 	errs[1+last] = a.validateWith(ctx, dl, validators[last], out.to(validators[last]))
 	wg.Wait()
-	return errors.Join(errs...)
+	return validators, errors.Join(errs...)
 }
 
 // consulted is the set of plugins whose CreateContainer reply was taken for

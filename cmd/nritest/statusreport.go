@@ -27,7 +27,7 @@ func (r *Report) textStatus(w io.Writer) {
 	rows := 0
 	for _, p := range r.Status.Plugins {
 		for _, c := range p.Calls {
-			fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", p.Plugin, c.Event, c.Total, outcomesText(c.Outcomes), msText(time.Duration(c.Latency.Max)), bucketsText(c.Latency.Buckets))
+			fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", p.Plugin, c.Event, c.Total, outcomesText(c.Outcomes, c.NotCalled), msText(time.Duration(c.Latency.Max)), bucketsText(c.Latency.Buckets))
 			rows++
 		}
 	}
@@ -49,14 +49,18 @@ func (r *Report) textStatus(w io.Writer) {
 	fmt.Fprintln(w)
 }
 
-// outcomesText lists the outcomes that occurred, ok first: "ok 2, error 1".
-func outcomesText(counts map[adaptation.Outcome]uint64) string {
+// outcomesText lists the outcomes that occurred, ok first, then the calls
+// the event's deadline left unmade: "ok 2, error 1, not called 1".
+func outcomesText(counts map[adaptation.Outcome]uint64, notCalled uint64) string {
 	var parts []string
 	for _, o := range []adaptation.Outcome{adaptation.OutcomeOK, adaptation.OutcomeError, adaptation.OutcomeTimeout,
 		adaptation.OutcomeLost, adaptation.OutcomeCanceled, adaptation.OutcomeRejected} {
 		if n := counts[o]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", o, n))
 		}
+	}
+	if notCalled > 0 {
+		parts = append(parts, fmt.Sprintf("not called %d", notCalled))
 	}
 	return strings.Join(parts, ", ")
 }
