@@ -142,8 +142,16 @@ func TestCleanupOnSignal(t *testing.T) {
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
+			// The report is read to its end before Wait, which closes the
+			// pipe as soon as the process has exited, data unread or not.
+			var out string
+			select {
+			case out = <-report:
+			case <-time.After(testLimit):
+				t.Fatal("nritest's output did not end")
+			}
 			waitExit(t, cmd)
-			if out := <-report; !strings.Contains(out, "linger:    10m0s (interrupted)") || !strings.Contains(out, "RESULT: ") {
+			if !strings.Contains(out, "linger:    10m0s (interrupted)") || !strings.Contains(out, "RESULT: ") {
 				t.Errorf("no report of the interrupted run:\n%s", out)
 			}
 			if left := leftInTemp(t, tmp); len(left) != 0 {
