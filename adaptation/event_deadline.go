@@ -23,9 +23,10 @@ const DefaultDeadlineReserve = 100 * time.Millisecond
 const minOptionalCall = 50 * time.Millisecond
 
 // WithEventBudget sets NRI's share of one setup event: no event's plugin
-// calls run past its start plus d (less the deadline reserve), whatever the
-// caller's deadline. 0, the default, sets none; New refuses one that does
-// not exceed the deadline reserve. Joining plugins are checked against what
+// calls run past its start (when its fan-out begins, after any wait for a
+// plugin's synchronization) plus d, less the deadline reserve, even when the
+// caller's deadline is later or absent. 0, the default, sets none; New
+// refuses one that does not exceed the deadline reserve. Joining plugins are checked against what
 // it leaves their calls (WithBudgetCheck).
 func WithEventBudget(d time.Duration) Option {
 	return nonNegativeDuration("event_budget", d, func(o *options) { o.eventBudget = d })
