@@ -28,14 +28,7 @@ func WatchReadinessWaiters(a *Adaptation, fn func()) { a.readiness.waiting = fn 
 // plugins down, waiting for its goroutines) is not counted.
 func TestStopReturnsTheWaitersAtOnce(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	quiet := logrus.New()
-	quiet.SetOutput(io.Discard)
-	a, err := New("r", "v", nil, nil, WithDisabledExternalConnections(), WithPluginPath(""), WithLogger(logrus.NewEntry(quiet)),
-		WithDefaultValidator(&validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{"gate"}}),
-		WithPluginReadiness(ReadinessConfig{Wait: Duration(time.Minute)}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := newGated(t)
 	const waiters = 100
 	entered := make(chan struct{}, waiters)
 	a.readiness.waiting = func() { entered <- struct{}{} }
@@ -87,14 +80,7 @@ func TestStopReturnsTheWaitersAtOnce(t *testing.T) {
 
 // Beyond maxReadinessWaiters a pod meets the bound at once.
 func TestWaitersAreBounded(t *testing.T) {
-	quiet := logrus.New()
-	quiet.SetOutput(io.Discard)
-	a, err := New("r", "v", nil, nil, WithDisabledExternalConnections(), WithPluginPath(""), WithLogger(logrus.NewEntry(quiet)),
-		WithDefaultValidator(&validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{"gate"}}),
-		WithPluginReadiness(ReadinessConfig{Wait: Duration(time.Minute)}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := newGated(t)
 	if err := a.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +89,7 @@ func TestWaitersAreBounded(t *testing.T) {
 	a.readiness.waiters = maxReadinessWaiters
 	a.readiness.mu.Unlock()
 	start := time.Now()
-	err = a.AwaitPlugins(context.Background(), &api.PodSandbox{Namespace: "default", Name: "p"})
+	err := a.AwaitPlugins(context.Background(), &api.PodSandbox{Namespace: "default", Name: "p"})
 	if !errors.Is(err, ErrPluginsNotReady) || time.Since(start) > time.Second {
 		t.Errorf("AwaitPlugins beyond the bound of waiters: %v after %v, want ErrPluginsNotReady at once", err, time.Since(start))
 	}
@@ -194,4 +180,19 @@ func TestStopGivesUpOnABlockedReadinessCallback(t *testing.T) {
 	if limit := timeout + closingGrace + 5*time.Second; took > limit {
 		t.Errorf("Stop took %v, want within its context, its grace and a margin (%v)", took, limit)
 	}
+}
+
+// newGated is a quiet adaptation with no plugins whose pods wait up to a
+// minute for the required plugin "gate".
+func newGated(t *testing.T) *Adaptation {
+	t.Helper()
+	quiet := logrus.New()
+	quiet.SetOutput(io.Discard)
+	a, err := New("r", "v", nil, nil, WithDisabledExternalConnections(), WithPluginPath(""), WithLogger(logrus.NewEntry(quiet)),
+		WithDefaultValidator(&validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{"gate"}}),
+		WithPluginReadiness(ReadinessConfig{Wait: Duration(time.Minute)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
