@@ -40,14 +40,20 @@ func (e *eventDeadlineError) Unwrap() []error {
 func withNotReached(err error, ev api.Event, later []*plugin) error {
 	var dl *eventDeadlineError
 	if errors.As(err, &dl) {
-		for _, q := range later {
-			if q.subscribed(ev) && !q.gone() {
-				dl.notReached = append(dl.notReached, q.id)
-				countNotCalled(q, ev)
-			}
-		}
+		dl.addUncalled(ev, later)
 	}
 	return err
+}
+
+// addUncalled adds the plugins that would have taken ev to those not
+// reached, and counts their calls as not made.
+func (e *eventDeadlineError) addUncalled(ev api.Event, plugins []*plugin) {
+	for _, p := range plugins {
+		if p.subscribed(ev) && !p.gone() {
+			e.notReached = append(e.notReached, p.id)
+			countNotCalled(p, ev)
+		}
+	}
 }
 
 // notReached handles p, whose turn came after D: an optional plugin is
@@ -92,12 +98,7 @@ func (a *Adaptation) cutByEventDeadline(ctx context.Context, ev api.Event, p *pl
 // passed when it began, if any plugin takes it.
 func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins []*plugin) error {
 	e := &eventDeadlineError{ev: ev.Name()}
-	for _, p := range plugins {
-		if p.subscribed(ev) && !p.gone() {
-			e.notReached = append(e.notReached, p.id)
-			countNotCalled(p, ev)
-		}
-	}
+	e.addUncalled(ev, plugins)
 	if len(e.notReached) == 0 {
 		return nil
 	}
