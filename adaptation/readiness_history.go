@@ -54,7 +54,10 @@ func (h *pluginHistory) latest(name string) (MissingPlugin, bool) {
 	return out, found
 }
 
-// idMatches tells whether a required name matches the plugin id "idx-name".
+// idMatches tells whether a required name ("name" or "idx-name") matches
+// the plugin id "idx-name": the one rule the readiness gate matches
+// required plugins by, active or in their history, as the default
+// validator does.
 func idMatches(name, id string) bool {
 	if name == id {
 		return true

@@ -50,7 +50,7 @@ func (g *sandboxGate) requires(p *plugin) bool {
 		return true
 	}
 	for _, name := range g.required {
-		if name == p.name || name == p.id {
+		if idMatches(name, p.id) {
 			return true
 		}
 	}

@@ -160,7 +160,7 @@ func (a *Adaptation) allActive(names []string) bool {
 // name alone or with its index, as the default validator matches them.
 func activeAs(active []*plugin, name string) *plugin {
 	for _, p := range active {
-		if (name == p.name || name == p.id) && !p.gone() {
+		if idMatches(name, p.id) && !p.gone() {
 			return p
 		}
 	}
