@@ -6,6 +6,7 @@ package adaptation
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -71,7 +72,7 @@ func (s PluginSettings) validate(key string) error {
 // validSettingsKey accepts what a plugin may register as: "NN-name" with a
 // valid index and name, or a valid bare name.
 func validSettingsKey(key string) error {
-	if idx, name, ok := strings.Cut(key, "-"); ok && len(idx) == 2 && api.ValidatePluginIndex(idx) == nil {
+	if idx, name, ok := strings.Cut(key, "-"); ok && api.ValidatePluginIndex(idx) == nil {
 		return api.ValidatePluginName(name)
 	}
 	return api.ValidatePluginName(key)
@@ -111,11 +112,7 @@ func (a *Adaptation) effectivePolicy(p *plugin, declared *api.FailurePolicy) (Fa
 // settingsOptions is the plugin_settings table as options, in key order so
 // that New reports the same bad entry every time.
 func (c Config) settingsOptions() []Option {
-	keys := make([]string, 0, len(c.PluginSettings))
-	for k := range c.PluginSettings {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(c.PluginSettings))
 	opts := make([]Option, 0, len(keys))
 	for _, k := range keys {
 		opts = append(opts, WithPluginSettings(k, c.PluginSettings[k]))
