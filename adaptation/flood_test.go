@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -128,17 +129,26 @@ const (
 	servingFrame = "adaptation.(*runtimeService).UpdateContainers("
 )
 
+// Frames of the Go runtime's finalizer and cleanup goroutines. A dump of all
+// stacks shows them while they run user code (closing the files,
+// connections and processes that earlier tests left as garbage, which the
+// flood's collections find), but runtime.NumGoroutine, which the bounds
+// come from, never counts them; they are nobody's connection.
+var runtimeFrames = []string{"runtime.runFinalizers(", "runtime.runCleanups("}
+
 // floodSample is one look at the goroutines during the flood.
 type floodSample struct {
-	total    int // all goroutines, as runtime.NumGoroutine counts them
+	total    int // all goroutines in the dump
 	handlers int // ttrpc handler goroutines, starting, serving or exiting
+	runtime  int // the Go runtime's finalizer and cleanup goroutines
 	serving  int // calls in the runtime service
 	stacks   string
 }
 
 // others is the count that the flood must not raise beyond its
-// connection's goroutines: everything but the ttrpc handlers.
-func (s floodSample) others() int { return s.total - s.handlers }
+// connection's goroutines: everything but the ttrpc handlers and the Go
+// runtime's own.
+func (s floodSample) others() int { return s.total - s.handlers - s.runtime }
 
 // classify counts the goroutines in a dump of all stacks, and the flood's
 // among them.
@@ -152,6 +162,9 @@ func classify(stacks string) floodSample {
 		if strings.Contains(g, servingFrame) {
 			s.serving++
 		}
+		if slices.ContainsFunc(runtimeFrames, func(f string) bool { return strings.Contains(g, f) }) {
+			s.runtime++
+		}
 	}
 	return s
 }
@@ -159,8 +172,9 @@ func classify(stacks string) floodSample {
 // floodWatch samples the goroutines until stop is called. It looks at the
 // stacks whenever the count is above quiet (the count with none of the
 // flood's calls in flight), and every few milliseconds anyway. It returns
-// the sample with the most goroutines other than ttrpc handlers, and the
-// most seen at once in all, of handlers and serving calls.
+// the sample with the most goroutines other than ttrpc handlers and the Go
+// runtime's, and the most seen at once in all, of handlers, of serving
+// calls and of the Go runtime's goroutines.
 func floodWatch(quiet int) (stop func() (peak floodSample, most floodSample)) {
 	done := make(chan struct{})
 	type result struct {
@@ -184,6 +198,7 @@ func floodWatch(quiet int) (stop func() (peak floodSample, most floodSample)) {
 				s := classify(string(buf[:runtime.Stack(buf, true)]))
 				r.handlers = max(r.handlers, s.handlers)
 				r.serving = max(r.serving, s.serving)
+				r.runtime = max(r.runtime, s.runtime)
 				if s.others() > r.peak.others() {
 					r.peak = s
 				}
@@ -277,8 +292,8 @@ func TestFloodOfUpdateContainers(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("goroutines: %d before the flood, at most %d in all, %d besides ttrpc handlers (bound %d), %d handlers, %d calls in the runtime service; UpdateFn calls %d of %d",
-		withQuiet, most.total, peak.others(), quiet, most.handlers, most.serving, rt.started.Load(), floodCalls)
+	t.Logf("goroutines: %d before the flood, at most %d in all, %d besides ttrpc handlers and the Go runtime's (bound %d), %d handlers, %d calls in the runtime service, %d finalizers or cleanups; UpdateFn calls %d of %d",
+		withQuiet, most.total, peak.others(), quiet, most.handlers, most.serving, most.runtime, rt.started.Load(), floodCalls)
 	if most.serving == 0 {
 		t.Errorf("no call seen in %s: the stacks are not classified", servingFrame)
 	}
