@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/wake"
 )
 
 // JoiningPlugin is a connection or plugin in its handshake: it has not
@@ -26,6 +28,7 @@ type JoiningPlugin struct {
 type joiningSet struct {
 	mu      sync.Mutex
 	entries map[*joinEntry]struct{}
+	changed wake.Signal // each begin, phase and end
 }
 
 // joinEntry is one handshake in progress; its methods may be called on a
@@ -46,6 +49,7 @@ func (s *joiningSet) begin(plugin string, pid int, phase string) *joinEntry {
 		s.entries = map[*joinEntry]struct{}{}
 	}
 	s.entries[e] = struct{}{}
+	s.changed.Broadcast()
 	return e
 }
 
@@ -57,6 +61,7 @@ func (e *joinEntry) enter(plugin, phase string) {
 	e.set.mu.Lock()
 	defer e.set.mu.Unlock()
 	e.info.Plugin, e.info.Phase = plugin, phase
+	e.set.changed.Broadcast()
 }
 
 func (e *joinEntry) end() {
@@ -66,6 +71,14 @@ func (e *joinEntry) end() {
 	e.set.mu.Lock()
 	defer e.set.mu.Unlock()
 	delete(e.set.entries, e)
+	e.set.changed.Broadcast()
+}
+
+// changes is closed at the next begin, phase change or end of a handshake.
+func (s *joiningSet) changes() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed.Wait()
 }
 
 // list returns the handshakes in progress, oldest first.

@@ -216,18 +216,16 @@ func TestStatusJoining(t *testing.T) {
 	e := newEnv(t)
 	e.start()
 	cmd := e.external("10", "silent", testplugin.Config{Behaviours: map[string]testplugin.Behaviour{testplugin.KeyRegister: {Hang: true}}})
-	// Nothing signals a connection's arrival: Status is polled until it
-	// lists it.
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
 	deadline := time.After(waitLimit)
+	changed := adaptation.JoiningChanged(e.a) // taken before Status, so no change is missed
 	joining := e.a.Status().Joining
 	for len(joining) == 0 {
 		select {
 		case <-deadline:
 			t.Fatal("the connecting plugin is not listed as joining")
-		case <-tick.C:
+		case <-changed:
 		}
+		changed = adaptation.JoiningChanged(e.a)
 		joining = e.a.Status().Joining
 	}
 	j := joining[0]
