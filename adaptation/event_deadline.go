@@ -23,11 +23,12 @@ const DefaultDeadlineReserve = 100 * time.Millisecond
 const minOptionalCall = 50 * time.Millisecond
 
 // WithEventBudget sets NRI's share of one setup event: no event's plugin
-// calls run past its start (when its fan-out begins, after any wait for a
-// plugin's synchronization) plus d, less the deadline reserve, even when the
-// caller's deadline is later or absent. 0, the default, sets none; New
-// refuses one that does not exceed the deadline reserve. Joining plugins are checked against what
-// it leaves their calls (WithBudgetCheck).
+// calls run past its start (when the runtime calls the event method, so a
+// wait for a joining plugin's synchronization counts) plus d, less the
+// deadline reserve, even when the caller's deadline is later or absent. 0,
+// the default, sets none; New refuses one that does not exceed the deadline
+// reserve. Joining plugins are checked against what it leaves their calls
+// (WithBudgetCheck).
 func WithEventBudget(d time.Duration) Option {
 	return nonNegativeDuration("event_budget", d, func(o *options) { o.eventBudget = d })
 }
@@ -170,10 +171,9 @@ func slowestTimeout(plugins []*plugin) time.Duration {
 	return slowest
 }
 
-// creationDeadline is a CreateContainer's D, with the slowest of its
+// withValidators is a CreateContainer's D with the slowest of its
 // validators' timeouts set aside after the fan-out.
-func (a *Adaptation) creationDeadline(ctx context.Context, validators []*plugin) eventDeadline {
-	d := a.deadlineOf(ctx, policyOf(api.Event_CREATE_CONTAINER))
+func (d eventDeadline) withValidators(validators []*plugin) eventDeadline {
 	if d.set() {
 		d.tail = slowestTimeout(validators)
 	}

@@ -121,6 +121,91 @@ func TestEventBudgetReservesTimeForMandatoryPlugins(t *testing.T) {
 	e.waitPlugins("10-hang", "20-must")
 }
 
+// TestEventBudgetCountsFromTheCall: the event budget counts from the
+// event's call, so time a creation waits for a joining plugin's
+// synchronization is part of it. The optional plugin, which would have fit
+// in the budget counted from the end of that wait, is cut short at the
+// event's deadline, about 1.9 s after the call.
+func TestEventBudgetCountsFromTheCall(t *testing.T) {
+	e := newEnv(t, adaptation.WithRequestTimeout(5*time.Second), adaptation.WithEventBudget(2*time.Second))
+	e.preinstall("10", "slow", testplugin.Config{Events: creations, Behaviours: delayed("CreateContainer", 1200*time.Millisecond),
+		Annotations: map[string]string{"slow": "yes"}})
+	e.start()
+	e.waitPlugins("10-slow")
+	pod := testPod("bc")
+	if err := e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: pod}); err != nil {
+		t.Fatal(err)
+	}
+	e.external("20", "joining", testplugin.Config{Events: "stoppodsandbox", Behaviours: delayed(testplugin.KeySynchronize, time.Second)})
+	waitSynchronizationHoldsEvents(t, e.a)
+
+	start := time.Now()
+	rsp, err := e.a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: testContainer("bc-c", pod)})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("CreateContainer = %v, want success without the slow plugin", err)
+	}
+	if rsp.GetAdjust().GetAnnotations()["slow"] != "" {
+		t.Errorf("the slow plugin's adjustment was taken: the budget did not count the wait for the synchronization")
+	}
+	if took < 1850*time.Millisecond || took > 1900*time.Millisecond+deadlineMargin {
+		t.Errorf("CreateContainer took %v, want about 1.9 s", took)
+	}
+	if n := e.metrics.count("10-slow", api.Event_CREATE_CONTAINER, adaptation.OutcomeCanceled); n != 1 {
+		t.Errorf("10-slow: %d canceled creations, want 1", n)
+	}
+	e.waitPlugins("10-slow", "20-joining")
+}
+
+// TestEventDeadlineReachedWhileASynchronizationHoldsEvents: a creation
+// waiting for a joining plugin's synchronization that outlasts the event
+// budget fails at its deadline, naming the plugin it could no longer call,
+// rather than when the synchronization ends.
+func TestEventDeadlineReachedWhileASynchronizationHoldsEvents(t *testing.T) {
+	e := newEnv(t, adaptation.WithEventBudget(time.Second))
+	e.preinstall("10", "a", testplugin.Config{Events: creations})
+	e.start()
+	e.waitPlugins("10-a")
+	pod := testPod("bw")
+	if err := e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: pod}); err != nil {
+		t.Fatal(err)
+	}
+	e.external("20", "joining", testplugin.Config{Events: "stoppodsandbox", Behaviours: delayed(testplugin.KeySynchronize, 3*time.Second)})
+	waitSynchronizationHoldsEvents(t, e.a)
+
+	start := time.Now()
+	_, err := e.a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: testContainer("bw-c", pod)})
+	took := time.Since(start)
+	if !errors.Is(err, adaptation.ErrEventDeadline) || !strings.Contains(err.Error(), "10-a") || !strings.Contains(err.Error(), "synchronization") {
+		t.Errorf("CreateContainer = %v, want the event's deadline, reached while a synchronization ran, naming 10-a", err)
+	}
+	if took < 850*time.Millisecond || took > 900*time.Millisecond+deadlineMargin {
+		t.Errorf("CreateContainer took %v, want about 0.9 s", took)
+	}
+	e.waitPlugins("10-a", "20-joining")
+	if evs := e.events("a"); slices.Contains(evs, "CreateContainer") {
+		t.Errorf("10-a was called after the event's deadline: %v", evs)
+	}
+}
+
+// waitSynchronizationHoldsEvents waits until a plugin's synchronization
+// holds the event barrier.
+func waitSynchronizationHoldsEvents(t *testing.T, a *adaptation.Adaptation) {
+	t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		held, changed := adaptation.SynchronizationHoldsEvents(a)
+		if held {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatal("no synchronization took the event barrier")
+		}
+	}
+}
+
 // TestEventDeadlinePassedCallsNobody: an event whose deadline has passed
 // when it begins (a caller's deadline shorter than the reserve) fails at
 // once, naming the plugins, without calling any.

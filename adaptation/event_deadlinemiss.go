@@ -97,13 +97,24 @@ func (a *Adaptation) cutByEventDeadline(ctx context.Context, ev api.Event, p *pl
 // deadlinePassed fails at once, calling nobody, an event whose deadline had
 // passed when it began, if any plugin takes it.
 func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins []*plugin) error {
+	e := uncalledAtDeadline(ev, plugins)
+	if e == nil {
+		return nil
+	}
+	a.logCtx(ctx).WithField("event", ev.Name()).WithField("plugins", strings.Join(e.notReached, ",")).
+		Warn("nrikit: the event's deadline had passed when it began; the operation fails without calling any plugin")
+	return e
+}
+
+// uncalledAtDeadline is the error of an event whose deadline came before
+// its fan-out began: the plugins of plugins that take it, none of them
+// called. It is nil when none takes it.
+func uncalledAtDeadline(ev api.Event, plugins []*plugin) *eventDeadlineError {
 	e := &eventDeadlineError{ev: ev.Name()}
 	e.addUncalled(ev, plugins)
 	if len(e.notReached) == 0 {
 		return nil
 	}
-	a.logCtx(ctx).WithField("event", ev.Name()).WithField("plugins", strings.Join(e.notReached, ",")).
-		Warn("nrikit: the event's deadline had passed when it began; the operation fails without calling any plugin")
 	return e
 }
 

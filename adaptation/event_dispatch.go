@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -21,19 +23,21 @@ type rpcFunc[Req, Rsp any] func(api.PluginService, context.Context, Req) (Rsp, e
 
 // relay is the one fan-out path of every event: each subscribed plugin in
 // order, one call each, then collect (if any) merges the reply. The caller
-// holds the event barrier.
+// holds the event barrier. It is for the events that have no deadline
+// (teardown and notification); a setup event took its deadline when it was
+// called (setupBarrier) and relays until it.
 func relay[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
-	return relayOutgoing(ctx, a, ev, newOutgoing(req, !policyOf(ev).evolving), rpc, collect)
+	return relayUntil(ctx, a, ev, req, rpc, collect, eventDeadline{})
 }
 
-// relayOutgoing is relay for a request whose encoding the caller manages.
-func relayOutgoing[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
-	return relayWithin(ctx, a, ev, out, rpc, collect, a.deadlineOf(ctx, policyOf(ev)), nil)
+// relayUntil is relay within the event's deadline dl.
+func relayUntil[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline) error {
+	return relayWithin(ctx, a, ev, newOutgoing(req, !policyOf(ev).evolving), rpc, collect, dl, nil)
 }
 
-// relayWithin is relayOutgoing within the event's deadline dl; g is the
-// readiness check of a RunPodSandbox (nil for other events, or with the
-// gate off), resolved once for the whole fan-out.
+// relayWithin is relayUntil for a request whose encoding the caller
+// manages; g is the readiness check of a RunPodSandbox (nil for other
+// events, or with the gate off), resolved once for the whole fan-out.
 func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline, g *sandboxGate) error {
 	req := out.req
 	pol := policyOf(ev)
@@ -251,11 +255,32 @@ func (a *Adaptation) eventBarrier() (release func()) {
 
 // setupBarrier is eventBarrier for an event that can fail: it gives up when
 // the caller's context ends while a plugin synchronizes, since the runtime
-// has then given up on the operation anyway.
-func (a *Adaptation) setupBarrier(ctx context.Context, ev api.Event) (release func(), err error) {
-	release, err = a.barrier.EnterShared(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("nrikit: %s given up while waiting for a plugin's synchronization: %w", ev.Name(), err)
+// has then given up on the operation anyway. It returns the event's
+// deadline D, taken before the wait: the event budget counts from the call,
+// so time spent waiting for a plugin's synchronization is part of it. When
+// a plugin takes the event, the wait also ends at D, which fails the event:
+// it could not call that plugin any more (deadlinePassed).
+func (a *Adaptation) setupBarrier(ctx context.Context, ev api.Event) (release func(), dl eventDeadline, err error) {
+	dl = a.deadlineOf(ctx, policyOf(ev))
+	var until time.Time
+	if dl.set() && anySubscribed(a.registry.snapshot(), ev) {
+		until = dl.at
 	}
-	return release, nil
+	release, err = a.barrier.EnterSharedUntil(ctx, until)
+	if err == nil {
+		return release, dl, nil
+	}
+	if ctx.Err() == nil && dl.passed() {
+		if missed := uncalledAtDeadline(ev, a.registry.snapshot()); missed != nil {
+			a.logCtx(ctx).WithField("event", ev.Name()).WithField("plugins", strings.Join(missed.notReached, ",")).
+				Warn("nrikit: the event's deadline was reached while it waited for a plugin's synchronization; the operation fails without calling any plugin")
+			err = missed
+		}
+	}
+	return nil, dl, fmt.Errorf("nrikit: %s given up while waiting for a plugin's synchronization: %w", ev.Name(), err)
+}
+
+// anySubscribed tells whether one of plugins takes ev.
+func anySubscribed(plugins []*plugin, ev api.Event) bool {
+	return slices.ContainsFunc(plugins, func(p *plugin) bool { return p.subscribed(ev) })
 }

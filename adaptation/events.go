@@ -16,7 +16,7 @@ import (
 
 // RunPodSandbox relays a pod's creation.
 func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRequest) error {
-	release, err := a.setupBarrier(ctx, api.Event_RUN_POD_SANDBOX)
+	release, dl, err := a.setupBarrier(ctx, api.Event_RUN_POD_SANDBOX)
 	if err != nil {
 		a.lifecycle.podGivenUp(req.GetPod())
 		return err
@@ -28,7 +28,7 @@ func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRe
 	if g != nil {
 		collect = g.collect
 	}
-	err = relayWithin(ctx, a, ev, newOutgoing(req, !policyOf(ev).evolving), api.PluginService.RunPodSandbox, collect, a.deadlineOf(ctx, policyOf(ev)), g)
+	err = relayWithin(ctx, a, ev, newOutgoing(req, !policyOf(ev).evolving), api.PluginService.RunPodSandbox, collect, dl, g)
 	if err == nil {
 		err = a.checkSandboxPlugins(g)
 	}
@@ -38,12 +38,12 @@ func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRe
 
 // UpdatePodSandbox relays a pod's resource update.
 func (a *Adaptation) UpdatePodSandbox(ctx context.Context, req *api.UpdatePodSandboxRequest) (*api.UpdatePodSandboxResponse, error) {
-	release, err := a.setupBarrier(ctx, api.Event_UPDATE_POD_SANDBOX)
+	release, dl, err := a.setupBarrier(ctx, api.Event_UPDATE_POD_SANDBOX)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	err = relay(ctx, a, api.Event_UPDATE_POD_SANDBOX, req, api.PluginService.UpdatePodSandbox, nil)
+	err = relayUntil(ctx, a, api.Event_UPDATE_POD_SANDBOX, req, api.PluginService.UpdatePodSandbox, nil, dl)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (a *Adaptation) RemovePodSandbox(ctx context.Context, req *api.RemovePodSan
 // CreateContainer relays a container's creation and returns the merged
 // adjustment and updates, after validators approved them.
 func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContainerRequest) (*api.CreateContainerResponse, error) {
-	release, err := a.setupBarrier(ctx, api.Event_CREATE_CONTAINER)
+	release, dl, err := a.setupBarrier(ctx, api.Event_CREATE_CONTAINER)
 	if err != nil {
 		a.lifecycle.containerGivenUp(req.GetContainer())
 		return nil, err
@@ -99,7 +99,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		a.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
 		return mergeError(result.Apply(p.id, rsp))
 	}
-	dl := a.creationDeadline(ctx, validators)
+	dl = dl.withValidators(validators)
 	err = relayWithin(ctx, a, api.Event_CREATE_CONTAINER, out, api.PluginService.CreateContainer, collect, dl, nil)
 	if err == nil {
 		// A reply that failed to merge always fails the event (event_policy.go);
@@ -134,12 +134,12 @@ func (a *Adaptation) PostCreateContainer(ctx context.Context, req *api.PostCreat
 
 // StartContainer relays a container's start.
 func (a *Adaptation) StartContainer(ctx context.Context, req *api.StartContainerRequest) error {
-	release, err := a.setupBarrier(ctx, api.Event_START_CONTAINER)
+	release, dl, err := a.setupBarrier(ctx, api.Event_START_CONTAINER)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return relay(ctx, a, api.Event_START_CONTAINER, req, api.PluginService.StartContainer, nil)
+	return relayUntil(ctx, a, api.Event_START_CONTAINER, req, api.PluginService.StartContainer, nil, dl)
 }
 
 // PostStartContainer notifies plugins of a started container.
@@ -151,7 +151,7 @@ func (a *Adaptation) PostStartContainer(ctx context.Context, req *api.PostStartC
 // UpdateContainer relays a container's resource update and returns the
 // merged updates; the updated container's own entry comes last.
 func (a *Adaptation) UpdateContainer(ctx context.Context, req *api.UpdateContainerRequest) (*api.UpdateContainerResponse, error) {
-	release, err := a.setupBarrier(ctx, api.Event_UPDATE_CONTAINER)
+	release, dl, err := a.setupBarrier(ctx, api.Event_UPDATE_CONTAINER)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (a *Adaptation) UpdateContainer(ctx context.Context, req *api.UpdateContain
 		a.countAdjustments(p, api.Event_UPDATE_CONTAINER, false, rsp.GetUpdate(), rsp.GetEvict())
 		return mergeError(result.Apply(p.id, rsp))
 	}
-	if err := relay(ctx, a, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect); err != nil {
+	if err := relayUntil(ctx, a, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect, dl); err != nil {
 		return nil, err
 	}
 	a.logDiscarded(ctx, api.Event_UPDATE_CONTAINER, result.Discarded())

@@ -7,6 +7,7 @@ package syncx
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/nrikit/nrikit/internal/wake"
 )
@@ -33,6 +34,13 @@ type Barrier struct {
 // EnterShared waits until no synchronization runs or waits, or until ctx
 // ends; it returns the release on success.
 func (b *Barrier) EnterShared(ctx context.Context) (release func(), err error) {
+	return b.EnterSharedUntil(ctx, time.Time{})
+}
+
+// EnterSharedUntil is EnterShared that also gives up at deadline, with
+// context.DeadlineExceeded; the zero time is none. Unlike a context with
+// that deadline, it costs a timer only when it has to wait.
+func (b *Barrier) EnterSharedUntil(ctx context.Context, deadline time.Time) (release func(), err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.syncing {
@@ -40,9 +48,15 @@ func (b *Barrier) EnterShared(ctx context.Context) (release func(), err error) {
 		b.changed.Broadcast()
 		defer b.unhold()
 	}
+	var expired <-chan time.Time
 	for b.syncing {
-		if !b.wait(ctx) {
-			return nil, context.Cause(ctx)
+		if expired == nil && !deadline.IsZero() {
+			t := time.NewTimer(time.Until(deadline))
+			defer t.Stop()
+			expired = t.C
+		}
+		if err := b.waitUntil(ctx, expired); err != nil {
+			return nil, err
 		}
 	}
 	b.events++
@@ -109,15 +123,21 @@ func (b *Barrier) leaveSync() {
 
 // wait waits for the next change, with mu held on entry and on return; it
 // reports false if ctx ended first.
-func (b *Barrier) wait(ctx context.Context) bool {
+func (b *Barrier) wait(ctx context.Context) bool { return b.waitUntil(ctx, nil) == nil }
+
+// waitUntil is wait that also ends when expired fires; it returns why it
+// ended before the change.
+func (b *Barrier) waitUntil(ctx context.Context, expired <-chan time.Time) error {
 	ch := b.changed.Wait()
 	b.mu.Unlock()
 	defer b.mu.Lock()
 	select {
 	case <-ch:
-		return true
+		return nil
 	case <-ctx.Done():
-		return false
+		return context.Cause(ctx)
+	case <-expired:
+		return context.DeadlineExceeded
 	}
 }
 

@@ -88,6 +88,30 @@ func TestBarrierEventGivesUp(t *testing.T) {
 	}
 }
 
+// A fan-out gives up at its deadline while a synchronization runs, leaving
+// the barrier as it found it; with no synchronization it enters at once,
+// deadline passed or not.
+func TestBarrierEventDeadline(t *testing.T) {
+	b := &Barrier{}
+	release, err := b.EnterSharedUntil(context.Background(), time.Now().Add(-time.Second))
+	if err != nil {
+		t.Fatalf("EnterSharedUntil with no synchronization = %v, want entry", err)
+	}
+	release()
+	leave := b.EnterExclusive()
+	deadline := time.Now().Add(50 * time.Millisecond)
+	_, err = b.EnterSharedUntil(context.Background(), deadline)
+	if !errors.Is(err, context.DeadlineExceeded) || time.Now().Before(deadline) {
+		t.Errorf("EnterSharedUntil = %v, want context.DeadlineExceeded at its deadline", err)
+	}
+	leave()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.held != 0 || b.events != 0 || b.syncing {
+		t.Errorf("barrier left with held %d, events %d, syncing %v", b.held, b.events, b.syncing)
+	}
+}
+
 // A synchronization waits for the fan-outs in progress, and new ones wait
 // for it.
 func TestBarrierSyncWaitsForEvents(t *testing.T) {
