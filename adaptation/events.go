@@ -190,6 +190,9 @@ func (a *Adaptation) StopContainer(ctx context.Context, req *api.StopContainerRe
 	err := relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, collect)
 	a.lifecycle.containerStopped(req.GetContainer())
 	a.logDiscarded(ctx, api.Event_STOP_CONTAINER, result.Discarded())
+	if a.records.on() {
+		a.records.updatesMerged(UpdateByStop, result.Updated(), result.OwnersOf)
+	}
 	return result.Response(), err
 }
 

@@ -87,12 +87,15 @@ const (
 	// container.
 	UpdateByCreation = "CreateContainer"
 	UpdateByPlugin   = "UpdateContainers" // an update a plugin sent on its own (unsolicited)
+	// UpdateByStop: a plugin's reply to the StopContainer of another
+	// container.
+	UpdateByStop = "StopContainer"
 )
 
 // UpdateRecord is one plugin's update of a recorded container.
 type UpdateRecord struct {
 	Time   time.Time    `json:"time"`
-	Source string       `json:"source"` // UpdateByReply, UpdateByCreation or UpdateByPlugin
+	Source string       `json:"source"` // UpdateByReply, UpdateByCreation, UpdateByStop or UpdateByPlugin
 	Plugin string       `json:"plugin"`
 	Fields []FieldOwner `json:"fields"`
 	// Failed: the runtime reported the unsolicited update failed.

@@ -215,6 +215,39 @@ func TestContainerRecordUpdateByCreation(t *testing.T) {
 	}
 }
 
+// A plugin's update of another container in its StopContainer reply is in
+// that container's record.
+func TestContainerRecordUpdateByStop(t *testing.T) {
+	e := newEnv(t, adaptation.WithContainerRecords(4))
+	e.preinstall("10", "rebalance", testplugin.Config{Events: "stopcontainer",
+		StopUpdates: []testplugin.Update{{ContainerID: "cs-1", CPUShares: 512}}})
+	e.start()
+	e.waitPlugins("10-rebalance")
+	ctx := context.Background()
+	pod := testPod("cs")
+	for _, id := range []string{"cs-1", "cs-2"} {
+		_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: testContainer(id, pod)})
+		must(t, err)
+	}
+	rsp, err := e.a.StopContainer(ctx, &api.StopContainerRequest{Pod: pod, Container: testContainer("cs-2", pod)})
+	must(t, err)
+	if len(rsp.GetUpdate()) != 1 {
+		t.Fatalf("StopContainer's updates %v, want the plugin's one", rsp.GetUpdate())
+	}
+	rec, ok := e.a.ContainerRecord("cs-1")
+	if !ok {
+		t.Fatal("no record of cs-1")
+	}
+	want := []adaptation.UpdateRecord{{Source: adaptation.UpdateByStop, Plugin: "10-rebalance",
+		Fields: []adaptation.FieldOwner{{Field: "CPUShares", Plugin: "10-rebalance"}}}}
+	for i := range rec.Updates {
+		rec.Updates[i].Time = time.Time{}
+	}
+	if !reflect.DeepEqual(rec.Updates, want) {
+		t.Errorf("cs-1's updates %+v, want %+v", rec.Updates, want)
+	}
+}
+
 // Records are evicted by live count, oldest live first: removing
 // containers frees room, so a record goes only when the cap's worth of
 // newer live containers are recorded.

@@ -48,6 +48,17 @@ func (u *Update) OwnersOf(id string) ContainerOwners {
 	return u.st.owners.containerOwners(id)
 }
 
+// Updated lists the containers the replies updated, in order of first
+// sight. It shares the merger's list: the caller must not change it.
+func (s *Stop) Updated() []string { return s.st.updates.order }
+
+// OwnersOf is the ownership table of container id as the replies merged so
+// far left it. It shares the merger's maps: the caller must not change
+// them, nor call Apply while it keeps them.
+func (s *Stop) OwnersOf(id string) ContainerOwners {
+	return s.st.owners.containerOwners(id)
+}
+
 // UpdateOwners is the ownership table one plugin's update of one container
 // makes on its own: which fields (and keys) it sets or clears. It fails
 // as the merge of the update would.

@@ -50,6 +50,9 @@ type Config struct {
 	// CreateUpdates are updates of other containers returned with every
 	// CreateContainer reply.
 	CreateUpdates []Update `json:"create_updates,omitempty"`
+	// StopUpdates are updates of other containers returned with every
+	// StopContainer reply.
+	StopUpdates []Update `json:"stop_updates,omitempty"`
 	// UpdateMemoryLimit, when not 0, is the memory limit the reply to
 	// UpdateContainer sets for the updated container, in bytes.
 	UpdateMemoryLimit int64 `json:"update_memory_limit,omitempty"`

@@ -303,7 +303,7 @@ func (h *Handler) StopContainer(ctx context.Context, req *api.StopContainerReque
 	if err := h.event(ctx, api.Event_STOP_CONTAINER, "", req.GetPod(), req.GetContainer()); err != nil {
 		return nil, err
 	}
-	return &api.StopContainerResponse{}, nil
+	return &api.StopContainerResponse{Update: containerUpdates(h.cfg.StopUpdates)}, nil
 }
 
 // ValidateContainerAdjustment accepts every adjustment; use Behaviour.Fail
