@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,14 +203,8 @@ func TestContainerRecordUpdateByCreation(t *testing.T) {
 	if !ok {
 		t.Fatal("no record of cc-1")
 	}
-	want := []adaptation.UpdateRecord{{Source: adaptation.UpdateByCreation, Plugin: "10-neighbour",
-		Fields: []adaptation.FieldOwner{{Field: "CPUShares", Plugin: "10-neighbour"}}}}
-	for i := range rec.Updates {
-		rec.Updates[i].Time = time.Time{}
-	}
-	if !reflect.DeepEqual(rec.Updates, want) {
-		t.Errorf("cc-1's updates %+v, want %+v", rec.Updates, want)
-	}
+	checkUpdates(t, rec, adaptation.UpdateRecord{Source: adaptation.UpdateByCreation, Plugin: "10-neighbour",
+		Fields: []adaptation.FieldOwner{{Field: "CPUShares", Plugin: "10-neighbour"}}})
 	if rec, _ := e.a.ContainerRecord("cc-2"); len(rec.Fields) != 0 || len(rec.Updates) != 0 {
 		t.Errorf("cc-2's record %+v: the plugin changed nothing of it", rec)
 	}
@@ -238,13 +233,19 @@ func TestContainerRecordUpdateByStop(t *testing.T) {
 	if !ok {
 		t.Fatal("no record of cs-1")
 	}
-	want := []adaptation.UpdateRecord{{Source: adaptation.UpdateByStop, Plugin: "10-rebalance",
-		Fields: []adaptation.FieldOwner{{Field: "CPUShares", Plugin: "10-rebalance"}}}}
-	for i := range rec.Updates {
-		rec.Updates[i].Time = time.Time{}
+	checkUpdates(t, rec, adaptation.UpdateRecord{Source: adaptation.UpdateByStop, Plugin: "10-rebalance",
+		Fields: []adaptation.FieldOwner{{Field: "CPUShares", Plugin: "10-rebalance"}}})
+}
+
+// checkUpdates compares a record's updates, their times left out, with want.
+func checkUpdates(t *testing.T, rec adaptation.ContainerRecord, want ...adaptation.UpdateRecord) {
+	t.Helper()
+	got := slices.Clone(rec.Updates)
+	for i := range got {
+		got[i].Time = time.Time{}
 	}
-	if !reflect.DeepEqual(rec.Updates, want) {
-		t.Errorf("cs-1's updates %+v, want %+v", rec.Updates, want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s's updates %+v, want %+v", rec.ID, got, want)
 	}
 }
 
