@@ -106,18 +106,18 @@ func (a *Adaptation) callsBudget() time.Duration {
 
 // worstCase is how long ev's plugin calls may take with plugins active:
 // the sum of the own timeouts of those subscribed to it, plus the slowest
-// validator's for CreateContainer. It does not allocate.
+// validator's for CreateContainer.
 func worstCase(ev api.Event, plugins []*plugin) time.Duration {
-	var sum, validator time.Duration
+	var sum time.Duration
 	for _, p := range plugins {
 		if p.subscribed(ev) {
 			sum += p.timeout
 		}
-		if ev == api.Event_CREATE_CONTAINER && p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) {
-			validator = max(validator, p.timeout)
-		}
 	}
-	return sum + validator
+	if ev == api.Event_CREATE_CONTAINER {
+		sum += slowestTimeout(validatorsAmong(plugins)) // as an event's deadline sets it aside
+	}
+	return sum
 }
 
 // checksBudget tells whether joins and leaves are checked against a budget.

@@ -15,9 +15,12 @@ import (
 )
 
 // validators lists the plugins that validate a creation, nil if none.
-func (a *Adaptation) validators() []*plugin {
+func (a *Adaptation) validators() []*plugin { return validatorsAmong(a.registry.snapshot()) }
+
+// validatorsAmong lists the validators of plugins, in order.
+func validatorsAmong(plugins []*plugin) []*plugin {
 	var validators []*plugin
-	for _, p := range a.registry.snapshot() {
+	for _, p := range plugins {
 		if p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) {
 			validators = append(validators, p)
 		}
