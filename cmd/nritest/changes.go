@@ -20,9 +20,9 @@ import (
 
 // Change is one line of what the plugins asked the runtime to change.
 type Change struct {
-	// Plugin is who asked for it, when known: only CreateContainer changes
-	// are attributed, from nrikit's container records. OCI hooks
-	// accumulate, so theirs may be "10-a, 20-b".
+	// Plugin is who asked for it, when known: adjustments and updates are
+	// attributed from nrikit's container records (evictions are not). OCI
+	// hooks accumulate, so theirs may be "10-a, 20-b".
 	Plugin string     `json:"plugin,omitempty"`
 	What   ChangeKind `json:"what"`
 	// Container is the ID of the container changed.
@@ -77,10 +77,11 @@ func createChanges(id string, rsp *api.CreateContainerResponse, own *api.OwningP
 	return b.changes(own)
 }
 
-// updateChanges describes a merged UpdateContainer response. The updated
-// container's own entry is always there; it is a change only when it differs
-// from the resources the runtime asked for.
-func updateChanges(id string, asked *api.LinuxResources, rsp *api.UpdateContainerResponse) []Change {
+// updateChanges describes a merged UpdateContainer response; own says which
+// plugin set what (nil when not known). The updated container's own entry
+// is always there; it is a change only when it differs from the resources
+// the runtime asked for.
+func updateChanges(id string, asked *api.LinuxResources, rsp *api.UpdateContainerResponse, own *api.OwningPlugins) []Change {
 	others := slices.DeleteFunc(slices.Clone(rsp.GetUpdate()), func(u *api.ContainerUpdate) bool {
 		own := u.GetContainerId() == id
 		return own && proto.Equal(u.GetLinux().GetResources(), asked) && !u.GetIgnoreFailure()
@@ -88,14 +89,15 @@ func updateChanges(id string, asked *api.LinuxResources, rsp *api.UpdateContaine
 	b := &items{ctr: id}
 	b.updates(others)
 	b.evictions(rsp.GetEvict())
-	return b.changes(nil)
+	return b.changes(own)
 }
 
-// stopChanges describes a merged StopContainer response.
-func stopChanges(rsp *api.StopContainerResponse) []Change {
+// stopChanges describes a merged StopContainer response; own says which
+// plugin set what (nil when not known).
+func stopChanges(rsp *api.StopContainerResponse, own *api.OwningPlugins) []Change {
 	b := &items{}
 	b.updates(rsp.GetUpdate())
-	return b.changes(nil)
+	return b.changes(own)
 }
 
 // item is one entry of a change: a simple field, or one entry of a

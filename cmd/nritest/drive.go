@@ -221,6 +221,14 @@ func (d *driver) create(c *api.Container) step {
 	})
 }
 
+// updateOwners is updateOwners when nritest keeps records, nil otherwise.
+func (d *driver) updateOwners(updates []*api.ContainerUpdate, source string, since time.Time) *api.OwningPlugins {
+	if !d.owners {
+		return nil
+	}
+	return updateOwners(d.a, updates, source, since)
+}
+
 func (d *driver) postCreate(c *api.Container) step {
 	return d.ctrStep(api.Event_POST_CREATE_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		return nothing(d.a.PostCreateContainer(ctx, &api.PostCreateContainerRequest{Pod: d.podCopy(), Container: d.set(c, api.ContainerState_CONTAINER_CREATED)}))
@@ -247,11 +255,12 @@ func (d *driver) update(c *api.Container) step {
 		res := proto.Clone(c.GetLinux().GetResources()).(*api.LinuxResources)
 		res.Memory.Limit.Value *= 2
 		asked := proto.Clone(res).(*api.LinuxResources) // the adaptation merges into res
+		since := time.Now()
 		rsp, err := d.a.UpdateContainer(ctx, &api.UpdateContainerRequest{Pod: d.podCopy(), Container: d.set(c, c.State), LinuxResources: res})
 		if err != nil {
 			return nil, err
 		}
-		return updateChanges(c.Id, asked, rsp), nil
+		return updateChanges(c.Id, asked, rsp, d.updateOwners(rsp.GetUpdate(), adaptation.UpdateByReply, since)), nil
 	})
 }
 
@@ -279,8 +288,9 @@ func (d *driver) stop(c *api.Container) step {
 	return d.ctrStep(api.Event_STOP_CONTAINER, c, func(ctx context.Context) ([]Change, error) {
 		ctr := d.set(c, api.ContainerState_CONTAINER_STOPPED)
 		d.st.putContainer(ctr)
+		since := time.Now()
 		rsp, err := d.a.StopContainer(ctx, &api.StopContainerRequest{Pod: d.podCopy(), Container: ctr})
-		return stopChanges(rsp), err
+		return stopChanges(rsp, d.updateOwners(rsp.GetUpdate(), adaptation.UpdateByStop, since)), err
 	})
 }
 

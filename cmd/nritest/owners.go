@@ -29,19 +29,35 @@ func recordedOwners(a *adaptation.Adaptation, id string, rsp *api.CreateContaine
 	if rec, ok := a.ContainerRecord(id); ok {
 		addOwners(own, id, rec.Fields)
 	}
-	for _, u := range rsp.GetUpdate() {
-		other := u.GetContainerId()
-		rec, ok := a.ContainerRecord(other)
-		if !ok {
-			continue
+	addUpdateOwners(own, a, rsp.GetUpdate(), adaptation.UpdateByCreation, since)
+	return own
+}
+
+// updateOwners says who made the updates of an UpdateContainer or
+// StopContainer response: the fields the records of the updated containers
+// got from source (adaptation.UpdateByReply, adaptation.UpdateByStop)
+// since since.
+func updateOwners(a *adaptation.Adaptation, updates []*api.ContainerUpdate, source string, since time.Time) *api.OwningPlugins {
+	own := &api.OwningPlugins{Owners: map[string]*api.FieldOwners{}}
+	addUpdateOwners(own, a, updates, source, since)
+	return own
+}
+
+// addUpdateOwners adds to own the owners of updates, from the records of
+// the containers they update: the updates from source since since.
+func addUpdateOwners(own *api.OwningPlugins, a *adaptation.Adaptation, updates []*api.ContainerUpdate, source string, since time.Time) {
+	for _, u := range updates {
+		id := u.GetContainerId()
+		rec, ok := a.ContainerRecord(id)
+		if !ok || own.Owners[id] != nil {
+			continue // not recorded, or already added
 		}
 		for _, ur := range rec.Updates {
-			if ur.Source == adaptation.UpdateByCreation && !ur.Time.Before(since) {
-				addOwners(own, other, ur.Fields)
+			if ur.Source == source && !ur.Time.Before(since) {
+				addOwners(own, id, ur.Fields)
 			}
 		}
 	}
-	return own
 }
 
 // addOwners adds fields to ctr's table, as the merge writes it: a removed

@@ -89,3 +89,37 @@ func changeBlocks(report string) []string {
 	}
 	return blocks
 }
+
+// TestOwnersOfUpdates: the report says which plugin made an
+// UpdateContainer reply's update and which one a StopContainer reply's
+// update of another container, from the records of the updated containers.
+func TestOwnersOfUpdates(t *testing.T) {
+	t.Parallel()
+	pluginDir := installTestPlugins(t, t.TempDir(),
+		testplugin.Config{Index: "10", Name: "grow", Events: "updatecontainer", UpdateMemoryLimit: 1 << 30},
+		testplugin.Config{Index: "20", Name: "rebalance", Events: "stopcontainer",
+			StopUpdates: []testplugin.Update{{ContainerID: "ctr-2", CPUShares: 512}}},
+	)
+	r := runCmd(t, "--json", "--plugin-path", pluginDir)
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	want := map[string][]Change{
+		"UpdateContainer app": {{Plugin: "10-grow", Text: "update ctr-1: memory.limit=1Gi"}},
+		"StopContainer app":   {{Plugin: "20-rebalance", Text: "update ctr-2: cpu.shares=512"}},
+	}
+	for _, e := range rep.Events {
+		w, ok := want[e.Event+" "+e.Target]
+		if !ok {
+			continue
+		}
+		delete(want, e.Event+" "+e.Target)
+		if got := plainChanges(e.Changes); !slices.Equal(got, w) {
+			t.Errorf("%s %s changes:\n%s\nwant\n%s", e.Event, e.Target, changeLines(e.Changes), changeLines(w))
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("events missing from the report: %v", want)
+	}
+}
