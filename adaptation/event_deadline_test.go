@@ -160,31 +160,36 @@ func TestEventBudgetCountsFromTheCall(t *testing.T) {
 // TestEventDeadlineReachedWhileASynchronizationHoldsEvents: a creation
 // waiting for a joining plugin's synchronization that outlasts the event
 // budget fails at its deadline, naming the plugin it could no longer call,
-// rather than when the synchronization ends.
+// rather than when the synchronization ends: one that takes
+// CreateContainer, or a validator alone.
 func TestEventDeadlineReachedWhileASynchronizationHoldsEvents(t *testing.T) {
-	e := newEnv(t, adaptation.WithEventBudget(time.Second))
-	e.preinstall("10", "a", testplugin.Config{Events: creations})
-	e.start()
-	e.waitPlugins("10-a")
-	pod := testPod("bw")
-	if err := e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: pod}); err != nil {
-		t.Fatal(err)
-	}
-	e.external("20", "joining", testplugin.Config{Events: "stoppodsandbox", Behaviours: delayed(testplugin.KeySynchronize, 3*time.Second)})
-	waitSynchronizationHoldsEvents(t, e.a)
+	for _, events := range []string{creations, "validatecontaineradjustment"} {
+		t.Run(events, func(t *testing.T) {
+			e := newEnv(t, adaptation.WithEventBudget(time.Second))
+			e.preinstall("10", "a", testplugin.Config{Events: events})
+			e.start()
+			e.waitPlugins("10-a")
+			pod := testPod("bw")
+			if err := e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: pod}); err != nil {
+				t.Fatal(err)
+			}
+			e.external("20", "joining", testplugin.Config{Events: "stoppodsandbox", Behaviours: delayed(testplugin.KeySynchronize, 3*time.Second)})
+			waitSynchronizationHoldsEvents(t, e.a)
 
-	start := time.Now()
-	_, err := e.a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: testContainer("bw-c", pod)})
-	took := time.Since(start)
-	if !errors.Is(err, adaptation.ErrEventDeadline) || !strings.Contains(err.Error(), "10-a") || !strings.Contains(err.Error(), "synchronization") {
-		t.Errorf("CreateContainer = %v, want the event's deadline, reached while a synchronization ran, naming 10-a", err)
-	}
-	if took < 850*time.Millisecond || took > 900*time.Millisecond+deadlineMargin {
-		t.Errorf("CreateContainer took %v, want about 0.9 s", took)
-	}
-	e.waitPlugins("10-a", "20-joining")
-	if evs := e.events("a"); slices.Contains(evs, "CreateContainer") {
-		t.Errorf("10-a was called after the event's deadline: %v", evs)
+			start := time.Now()
+			_, err := e.a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: testContainer("bw-c", pod)})
+			took := time.Since(start)
+			if !errors.Is(err, adaptation.ErrEventDeadline) || !strings.Contains(err.Error(), "10-a") || !strings.Contains(err.Error(), "synchronization") {
+				t.Errorf("CreateContainer = %v, want the event's deadline, reached while a synchronization ran, naming 10-a", err)
+			}
+			if took < 850*time.Millisecond || took > 900*time.Millisecond+deadlineMargin {
+				t.Errorf("CreateContainer took %v, want about 0.9 s", took)
+			}
+			e.waitPlugins("10-a", "20-joining")
+			if evs := e.events("a"); slices.Contains(evs, "CreateContainer") || slices.Contains(evs, "ValidateContainerAdjustment") {
+				t.Errorf("10-a was called after the event's deadline: %v", evs)
+			}
+		})
 	}
 }
 

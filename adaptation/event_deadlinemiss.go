@@ -95,7 +95,7 @@ func (a *Adaptation) cutByEventDeadline(ctx context.Context, ev api.Event, p *pl
 }
 
 // deadlinePassed fails at once, calling nobody, an event whose deadline had
-// passed when it began, if any plugin takes it.
+// passed when it began, if any plugin takes part in it.
 func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins []*plugin) error {
 	e := uncalledAtDeadline(ev, plugins)
 	if e == nil {
@@ -107,11 +107,15 @@ func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins [
 }
 
 // uncalledAtDeadline is the error of an event whose deadline came before
-// its fan-out began: the plugins of plugins that take it, none of them
-// called. It is nil when none takes it.
+// its fan-out began: the plugins of plugins that take part in it (take it
+// or, for CreateContainer, validate it), none of them called. It is nil
+// when none takes part.
 func uncalledAtDeadline(ev api.Event, plugins []*plugin) *eventDeadlineError {
 	e := &eventDeadlineError{ev: ev.Name()}
 	e.addUncalled(ev, plugins)
+	if ev == api.Event_CREATE_CONTAINER {
+		e.addUncalled(api.Event_VALIDATE_CONTAINER_ADJUSTMENT, plugins)
+	}
 	if len(e.notReached) == 0 {
 		return nil
 	}

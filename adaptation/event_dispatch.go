@@ -258,12 +258,12 @@ func (a *Adaptation) eventBarrier() (release func()) {
 // has then given up on the operation anyway. It returns the event's
 // deadline D, taken before the wait: the event budget counts from the call,
 // so time spent waiting for a plugin's synchronization is part of it. When
-// a plugin takes the event, the wait also ends at D, which fails the event:
-// it could not call that plugin any more (deadlinePassed).
+// a plugin takes part in the event, the wait also ends at D, which fails
+// the event: it could not call that plugin any more (deadlinePassed).
 func (a *Adaptation) setupBarrier(ctx context.Context, ev api.Event) (release func(), dl eventDeadline, err error) {
 	dl = a.deadlineOf(ctx, policyOf(ev))
 	var until time.Time
-	if dl.set() && anySubscribed(a.registry.snapshot(), ev) {
+	if dl.set() && slices.ContainsFunc(a.registry.snapshot(), func(p *plugin) bool { return takesPart(p, ev) }) {
 		until = dl.at
 	}
 	release, err = a.barrier.EnterSharedUntil(ctx, until)
@@ -280,7 +280,7 @@ func (a *Adaptation) setupBarrier(ctx context.Context, ev api.Event) (release fu
 	return nil, dl, fmt.Errorf("nrikit: %s given up while waiting for a plugin's synchronization: %w", ev.Name(), err)
 }
 
-// anySubscribed tells whether one of plugins takes ev.
-func anySubscribed(plugins []*plugin, ev api.Event) bool {
-	return slices.ContainsFunc(plugins, func(p *plugin) bool { return p.subscribed(ev) })
+// takesPart tells whether p takes ev or, for CreateContainer, validates it.
+func takesPart(p *plugin, ev api.Event) bool {
+	return p.subscribed(ev) || ev == api.Event_CREATE_CONTAINER && p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT)
 }
