@@ -81,11 +81,7 @@ func TestBarrierEventGivesUp(t *testing.T) {
 		t.Errorf("EnterShared = %v, want the caller's cancel", err)
 	}
 	leave()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.held != 0 || b.events != 0 || b.syncing {
-		t.Errorf("barrier left with held %d, events %d, syncing %v", b.held, b.events, b.syncing)
-	}
+	checkLeftEmpty(t, b)
 }
 
 // A fan-out gives up at its deadline while a synchronization runs, leaving
@@ -105,11 +101,7 @@ func TestBarrierEventDeadline(t *testing.T) {
 		t.Errorf("EnterSharedUntil = %v, want context.DeadlineExceeded at its deadline", err)
 	}
 	leave()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.held != 0 || b.events != 0 || b.syncing {
-		t.Errorf("barrier left with held %d, events %d, syncing %v", b.held, b.events, b.syncing)
-	}
+	checkLeftEmpty(t, b)
 }
 
 // A synchronization waits for the fan-outs in progress, and new ones wait
@@ -137,4 +129,15 @@ func TestBarrierSyncWaitsForEvents(t *testing.T) {
 	release()
 	<-synced
 	(<-leave)()
+}
+
+// checkLeftEmpty fails t unless b is as it was new: no fan-out in or held,
+// no synchronization.
+func checkLeftEmpty(t *testing.T, b *Barrier) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.held != 0 || b.events != 0 || b.syncing {
+		t.Errorf("barrier left with held %d, events %d, syncing %v", b.held, b.events, b.syncing)
+	}
 }
