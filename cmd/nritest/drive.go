@@ -221,7 +221,8 @@ func (d *driver) create(c *api.Container) step {
 	})
 }
 
-// updateOwners is updateOwners when nritest keeps records, nil otherwise.
+// updateOwners is the package's updateOwners when nritest keeps records
+// (not --no-owners), nil otherwise.
 func (d *driver) updateOwners(updates []*api.ContainerUpdate, source string, since time.Time) *api.OwningPlugins {
 	if !d.owners {
 		return nil
