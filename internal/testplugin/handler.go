@@ -265,7 +265,7 @@ func (h *Handler) CreateContainer(ctx context.Context, req *api.CreateContainerR
 		adjust.Env = append(adjust.Env, &api.KeyValue{Key: k, Value: h.cfg.Env[k]})
 	}
 	if h.cfg.MemoryLimit != 0 {
-		adjust.Linux = &api.LinuxContainerAdjustment{Resources: memoryLimit(h.cfg.MemoryLimit)}
+		adjust.SetLinuxMemoryLimit(h.cfg.MemoryLimit)
 	}
 	return &api.CreateContainerResponse{Adjust: adjust, Update: updates}, nil
 }
@@ -287,16 +287,11 @@ func (h *Handler) UpdateContainer(ctx context.Context, req *api.UpdateContainerR
 		}}, nil
 	}
 	if h.cfg.UpdateMemoryLimit != 0 {
-		return &api.UpdateContainerResponse{Update: []*api.ContainerUpdate{{
-			ContainerId: req.GetContainer().GetId(),
-			Linux:       &api.LinuxContainerUpdate{Resources: memoryLimit(h.cfg.UpdateMemoryLimit)},
-		}}}, nil
+		u := &api.ContainerUpdate{ContainerId: req.GetContainer().GetId()}
+		u.SetLinuxMemoryLimit(h.cfg.UpdateMemoryLimit)
+		return &api.UpdateContainerResponse{Update: []*api.ContainerUpdate{u}}, nil
 	}
 	return &api.UpdateContainerResponse{}, nil
-}
-
-func memoryLimit(limit int64) *api.LinuxResources {
-	return &api.LinuxResources{Memory: &api.LinuxMemory{Limit: &api.OptionalInt64{Value: limit}}}
 }
 
 func (h *Handler) StopContainer(ctx context.Context, req *api.StopContainerRequest) (*api.StopContainerResponse, error) {
