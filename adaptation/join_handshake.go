@@ -76,10 +76,10 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	if p.inProcess() {
 		p.arrived = a.lifecycle.now()
 	}
-	if p.joining == nil {
+	if p.joining == nil { // built-in or WASM: its handshake starts here; a socket plugin's began with its connection, which ends it
 		p.joining = a.joining.begin(p.id, p.conn.pid(), phaseConfigure)
+		defer p.joining.end()
 	}
-	defer p.joining.end()
 	a.applySettings(p)
 	a.observe(p)
 	p.joining.enter(p.id, phaseConfigure)
