@@ -169,9 +169,6 @@ func (a *Adaptation) Start(ctx context.Context) error {
 		Info("nrikit: starting")
 	l, err := a.startPlugins(runCtx)
 	if err != nil {
-		if l != nil {
-			_ = l.Close()
-		}
 		_ = a.Stop(ctx)
 		return err
 	}

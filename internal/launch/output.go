@@ -102,9 +102,7 @@ func (o *Output) start() {
 // discard closes the read ends when the child could not be started; the
 // Output may then be used for another start.
 func (o *Output) discard() {
-	for _, r := range o.readers {
-		r.Close()
-	}
+	o.abandon()
 	o.readers = nil
 }
 

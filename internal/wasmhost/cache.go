@@ -27,17 +27,14 @@ type SharedCache struct {
 // for the caller to log.
 func NewSharedCache(dir string) (*SharedCache, error) {
 	c := &SharedCache{refs: 1}
+	var err error
 	if dir != "" {
-		cache, err := wazero.NewCompilationCacheWithDir(dir)
-		if err == nil {
-			c.cache = cache
+		if c.cache, err = wazero.NewCompilationCacheWithDir(dir); err == nil {
 			return c, nil
 		}
-		c.cache = wazero.NewCompilationCache()
-		return c, err
 	}
 	c.cache = wazero.NewCompilationCache()
-	return c, nil
+	return c, err
 }
 
 // Compiled is the cache to pass in Config.Cache.
