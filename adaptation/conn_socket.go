@@ -25,6 +25,7 @@ import (
 	"github.com/nrikit/nrikit/internal/launch"
 	"github.com/nrikit/nrikit/internal/mux"
 	"github.com/nrikit/nrikit/internal/panics"
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // socketConn is a plugin connection over a multiplexed unix socket: our
@@ -133,11 +134,7 @@ func (c *socketConn) exitStatus(wait time.Duration) string {
 	if c.proc == nil {
 		return ""
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-c.proc.Exited():
-	case <-t.C:
+	if !syncx.Within(c.proc.Exited(), wait) {
 		return ""
 	}
 	if err := c.proc.ExitErr(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nrikit/nrikit/internal/launch"
 	"github.com/nrikit/nrikit/internal/ratelog"
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // PluginOutput says what nrikit does with what pre-installed plugins write
@@ -100,15 +101,8 @@ func outputOf(proc *launch.Process, wait time.Duration) []OutputLine {
 	if proc == nil || proc.Output() == nil {
 		return nil
 	}
-	select {
-	case <-proc.Exited():
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-proc.Drained():
-		case <-t.C:
-		}
-	default:
+	if syncx.Closed(proc.Exited()) {
+		syncx.Within(proc.Drained(), wait)
 	}
 	lines := proc.Output().Lines()
 	if len(lines) == 0 {

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // Process is a started plugin process with the runtime end of its
@@ -158,11 +160,7 @@ func (p *Process) finishOutput() {
 	if p.output == nil {
 		return
 	}
-	t := time.NewTimer(OutputGrace)
-	defer t.Stop()
-	select {
-	case <-p.output.Done():
-	case <-t.C:
+	if !syncx.Within(p.output.Done(), OutputGrace) {
 		p.output.abandon()
 		<-p.output.Done()
 	}

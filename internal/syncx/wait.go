@@ -20,6 +20,18 @@ func Closed(ch <-chan struct{}) bool {
 	}
 }
 
+// Within waits up to d for ch to close; it reports whether it did.
+func Within(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // Sleep waits d unless ctx ends first; it reports whether d passed.
 func Sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)

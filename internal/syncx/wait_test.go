@@ -34,6 +34,17 @@ func TestClosed(t *testing.T) {
 	}
 }
 
+func TestWithin(t *testing.T) {
+	ch := make(chan struct{})
+	if Within(ch, time.Millisecond) {
+		t.Error("Within reports an open channel closed")
+	}
+	close(ch)
+	if !returnsWithin(t, time.Minute, func() bool { return Within(ch, time.Hour) }) {
+		t.Error("Within reports a closed channel open")
+	}
+}
+
 func TestSleep(t *testing.T) {
 	if !Sleep(context.Background(), time.Millisecond) {
 		t.Error("Sleep with a live context reports it ended")

@@ -134,14 +134,8 @@ func Start(ctx context.Context, trunk net.Conn, cfg Config) (*Plugin, error) {
 // otherwise.
 func (p *Plugin) register(ctx context.Context) error {
 	b := p.h.behaviours[KeyRegister]
-	if b.delay > 0 {
-		t := time.NewTimer(b.delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	if b.delay > 0 && !syncx.Sleep(ctx, b.delay) {
+		return ctx.Err()
 	}
 	if b.Exit != 0 {
 		os.Exit(b.Exit)
