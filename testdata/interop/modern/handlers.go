@@ -43,8 +43,6 @@ var requests = []string{"Configure", "Synchronize", "Shutdown"}
 // eventSet holds log event names.
 type eventSet map[string]bool
 
-// parseEvents parses a comma list of event names, matched case-insensitively.
-// Only subscribable events are accepted if subscribable is set.
 // delays maps a handler's event name to how long it waits first.
 type delays map[string]time.Duration
 
@@ -75,6 +73,8 @@ func parseDelays(list string) (delays, error) {
 	return out, nil
 }
 
+// parseEvents parses a comma list of event names, matched case-insensitively.
+// Only subscribable events are accepted if subscribable is set.
 func parseEvents(list string, subscribable bool) (eventSet, error) {
 	set := eventSet{}
 	for _, name := range strings.Split(list, ",") {
