@@ -119,7 +119,11 @@ func (c Config) Options() []Option {
 	}
 	addString(c.StatusSocket, WithStatusSocket)
 	opts = append(opts, c.settingsOptions()...)
-	opts = append(opts, c.budgetOptions()...)
+	addDuration(c.EventBudget, WithEventBudget)
+	addDuration(c.DeadlineReserve, WithDeadlineReserve)
+	if c.BudgetCheck != "" {
+		opts = append(opts, WithBudgetCheck(c.BudgetCheck))
+	}
 	return append(opts, WithDefaultFailurePolicy(c.FailurePolicy))
 }
 

@@ -50,22 +50,6 @@ func nonNegativeDuration(key string, d time.Duration, set func(*options)) Option
 	}
 }
 
-// budgetOptions is the config's event_budget, deadline_reserve and
-// budget_check as options; unset keys are left out.
-func (c Config) budgetOptions() []Option {
-	var opts []Option
-	if c.EventBudget != 0 {
-		opts = append(opts, WithEventBudget(time.Duration(c.EventBudget)))
-	}
-	if c.DeadlineReserve != 0 {
-		opts = append(opts, WithDeadlineReserve(time.Duration(c.DeadlineReserve)))
-	}
-	if c.BudgetCheck != "" {
-		opts = append(opts, WithBudgetCheck(c.BudgetCheck))
-	}
-	return opts
-}
-
 // eventDeadline is one event's deadline D. The zero value is none: every
 // call gets its plugin's own timeout, as when no deadline and no budget are
 // set.
