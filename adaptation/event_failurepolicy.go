@@ -18,10 +18,8 @@ type FailurePolicy struct {
 	KeepConnected bool `json:"keep_connected,omitempty" toml:"keep_connected"`
 }
 
-func failurePolicyFrom(declared *api.FailurePolicy, fallback FailurePolicy) FailurePolicy {
-	if declared == nil {
-		return fallback
-	}
+// failurePolicyFrom is the policy a plugin declared in its ConfigureResponse.
+func failurePolicyFrom(declared *api.FailurePolicy) FailurePolicy {
 	return FailurePolicy{FailRequest: declared.GetFailRequest(), KeepConnected: declared.GetKeepConnected()}
 }
 

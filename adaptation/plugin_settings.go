@@ -104,7 +104,7 @@ func (a *Adaptation) effectivePolicy(p *plugin, declared *api.FailurePolicy) (Fa
 		return *s.FailurePolicy, FromOperator
 	}
 	if declared != nil {
-		return failurePolicyFrom(declared, a.opts.failurePolicy), FromPlugin
+		return failurePolicyFrom(declared), FromPlugin
 	}
 	return a.opts.failurePolicy, FromDefault
 }
