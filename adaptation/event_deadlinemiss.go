@@ -94,15 +94,22 @@ func (a *Adaptation) cutByEventDeadline(ctx context.Context, ev api.Event, p *pl
 	return nil
 }
 
-// deadlinePassed fails at once, calling nobody, an event whose deadline had
-// passed when it began, if any plugin takes part in it.
-func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins []*plugin) error {
+// Whens of deadlinePassed.
+const (
+	deadlineBeforeStart = "had passed when it began"
+	deadlineWhileSync   = "was reached while it waited for a plugin's synchronization"
+)
+
+// deadlinePassed fails, calling nobody, an event whose deadline passed
+// before its fan-out (when says at what point), if any plugin takes part
+// in it.
+func (a *Adaptation) deadlinePassed(ctx context.Context, ev api.Event, plugins []*plugin, when string) error {
 	e := uncalledAtDeadline(ev, plugins)
 	if e == nil {
 		return nil
 	}
 	a.logCtx(ctx).WithField("event", ev.Name()).WithField("plugins", strings.Join(e.notReached, ",")).
-		Warn("nrikit: the event's deadline had passed when it began; the operation fails without calling any plugin")
+		Warn("nrikit: the event's deadline " + when + "; the operation fails without calling any plugin")
 	return e
 }
 

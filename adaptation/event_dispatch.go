@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -53,7 +52,7 @@ func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event,
 	checked := false // the request's strings, once some plugin gets it
 	plugins := a.registry.snapshot()
 	if dl.passed() {
-		if err := a.deadlinePassed(ctx, ev, plugins); err != nil {
+		if err := a.deadlinePassed(ctx, ev, plugins, deadlineBeforeStart); err != nil {
 			return err
 		}
 	}
@@ -271,9 +270,7 @@ func (a *Adaptation) setupBarrier(ctx context.Context, ev api.Event) (release fu
 		return release, dl, nil
 	}
 	if ctx.Err() == nil && dl.passed() {
-		if missed := uncalledAtDeadline(ev, a.registry.snapshot()); missed != nil {
-			a.logCtx(ctx).WithField("event", ev.Name()).WithField("plugins", strings.Join(missed.notReached, ",")).
-				Warn("nrikit: the event's deadline was reached while it waited for a plugin's synchronization; the operation fails without calling any plugin")
+		if missed := a.deadlinePassed(ctx, ev, a.registry.snapshot(), deadlineWhileSync); missed != nil {
 			err = missed
 		}
 	}
