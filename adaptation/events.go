@@ -165,7 +165,7 @@ func (a *Adaptation) UpdateContainer(ctx context.Context, req *api.UpdateContain
 		return nil, err
 	}
 	a.logDiscarded(ctx, api.Event_UPDATE_CONTAINER, result.Discarded())
-	a.records.repliesMerged(result)
+	a.records.updatesMerged(UpdateByReply, result.Updated(), result.OwnersOf)
 	return result.Response(), nil
 }
 
@@ -190,9 +190,7 @@ func (a *Adaptation) StopContainer(ctx context.Context, req *api.StopContainerRe
 	err := relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, collect)
 	a.lifecycle.containerStopped(req.GetContainer())
 	a.logDiscarded(ctx, api.Event_STOP_CONTAINER, result.Discarded())
-	if a.records.on() {
-		a.records.updatesMerged(UpdateByStop, result.Updated(), result.OwnersOf)
-	}
+	a.records.updatesMerged(UpdateByStop, result.Updated(), result.OwnersOf)
 	return result.Response(), err
 }
 

@@ -260,17 +260,13 @@ func (r *containerRecords) updated(id string, u UpdateRecord) {
 	s.updates = append(s.updates, u)
 }
 
-// repliesMerged records the updates UpdateContainer's replies made, one
-// UpdateRecord per plugin and container.
-func (r *containerRecords) repliesMerged(result *merge.Update) {
-	if r.on() {
-		r.updatesMerged(UpdateByReply, result.Updated(), result.OwnersOf)
-	}
-}
-
 // updatesMerged records the updates of the containers ids that replies
-// merged, with their owners, from source.
+// merged, with their owners, from source: one UpdateRecord per plugin and
+// container.
 func (r *containerRecords) updatesMerged(source string, ids []string, ownersOf func(string) merge.ContainerOwners) {
+	if !r.on() {
+		return
+	}
 	now := time.Now()
 	for _, id := range ids {
 		if !r.has(id) {
