@@ -154,7 +154,7 @@ func (a *Adaptation) admitByBudget(p *plugin) error {
 	defer l.mu.Unlock()
 	over := a.overBudgetWith(withJoining(a.registry.snapshot(), l.pending, p))
 	if len(over) > 0 && a.opts.budgetCheck == BudgetRefuse {
-		return fmt.Errorf("%w of %v (%v for plugin calls, after deadline_reserve): %s", ErrOverBudget, a.opts.eventBudget, a.callsBudget(), overText(over))
+		return fmt.Errorf("%w of %v (%v for plugin calls, after deadline_reserve): %s", ErrOverBudget, a.opts.eventBudget, a.callsBudget(), semicolonList(over))
 	}
 	if len(over) > 0 {
 		a.warnOverBudget(p.log, "joins", over)
@@ -190,14 +190,6 @@ func (a *Adaptation) budgetAfterLeave(p *plugin, reason string) {
 
 // warnOverBudget logs one line for a change that leaves events over budget.
 func (a *Adaptation) warnOverBudget(log *logrus.Entry, change string, over []overBudget) {
-	log.WithField("change", change).WithField("event_budget", a.opts.eventBudget).WithField("over", overText(over)).
+	log.WithField("change", change).WithField("event_budget", a.opts.eventBudget).WithField("over", semicolonList(over)).
 		Warn("nrikit: setup events' worst case exceeds the event budget")
-}
-
-func overText(over []overBudget) string {
-	parts := make([]string, len(over))
-	for i, o := range over {
-		parts[i] = o.String()
-	}
-	return strings.Join(parts, "; ")
 }

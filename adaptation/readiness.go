@@ -123,15 +123,17 @@ func (r Readiness) Condition() ReadinessCondition {
 	c := ReadinessCondition{Type: ConditionPluginsReady, Status: r.Ready}
 	if !r.Ready {
 		c.Reason = ConditionPluginsNotActive
-		c.Message = stories(r.Missing)
+		c.Message = semicolonList(r.Missing)
 	}
 	return c
 }
 
-func stories(missing []MissingPlugin) string {
-	parts := make([]string, len(missing))
-	for i, m := range missing {
-		parts[i] = m.String()
+// semicolonList is the texts of xs, "; " between them: the missing plugins'
+// stories, the events over budget.
+func semicolonList[T fmt.Stringer](xs []T) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = x.String()
 	}
 	return strings.Join(parts, "; ")
 }

@@ -179,9 +179,9 @@ func (a *Adaptation) atBound(pod *api.PodSandbox, required []string, why string)
 // the warning and returns nil.
 func (r *readinessTracker) notReady(pod *api.PodSandbox, missing []MissingPlugin, why, warning string) error {
 	if r.opts.onTimeout == ReadinessProceed {
-		r.a.log.WithFields(logrus.Fields{"pod": pod.GetNamespace() + "/" + pod.GetName(), "missing": stories(missing), "why": why}).
+		r.a.log.WithFields(logrus.Fields{"pod": pod.GetNamespace() + "/" + pod.GetName(), "missing": semicolonList(missing), "why": why}).
 			Warn(warning)
 		return nil
 	}
-	return fmt.Errorf("%w: pod %s/%s (%s): %s", ErrPluginsNotReady, pod.GetNamespace(), pod.GetName(), why, stories(missing))
+	return fmt.Errorf("%w: pod %s/%s (%s): %s", ErrPluginsNotReady, pod.GetNamespace(), pod.GetName(), why, semicolonList(missing))
 }
