@@ -6,6 +6,7 @@ package adaptation
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/nrikit/nrikit/api"
 )
@@ -18,10 +19,8 @@ func (r *readinessTracker) requirementOf(pod *api.PodSandbox) ([]string, error) 
 		return nil, nil
 	}
 	ns := pod.GetNamespace()
-	for _, e := range r.opts.exempt {
-		if ns == e {
-			return nil, nil
-		}
+	if slices.Contains(r.opts.exempt, ns) {
+		return nil, nil
 	}
 	req, err := r.v.ForPod(pod)
 	if err != nil {

@@ -29,9 +29,6 @@ type sandboxGate struct {
 // sandboxGateOf resolves pod's requirement for its RunPodSandbox; nil, with
 // no allocation, when the gate is off.
 func (r *readinessTracker) sandboxGateOf(pod *api.PodSandbox) *sandboxGate {
-	if !r.on() {
-		return nil
-	}
 	required, err := r.requirementOf(pod)
 	if err == nil && len(required) == 0 {
 		return nil
