@@ -160,9 +160,6 @@ func (a *Adaptation) Status() Status {
 		Readiness:        a.Readiness(),
 	}
 	st.RecentChanges, st.RefusedConnections = a.changes.recent.list()
-	if st.Deprecations == nil {
-		st.Deprecations = []PluginDeprecation{}
-	}
 	for _, p := range a.registry.snapshot() {
 		ps := PluginStatus{PluginInfo: a.pluginInfo(p)}
 		p.stats.snapshot(&ps)

@@ -70,7 +70,7 @@ func (f listFlag) Set(v string) error {
 		if name = strings.TrimSpace(name); name == "" {
 			return fmt.Errorf("empty plugin name in %q", v)
 		}
-		*f.names = append(*f.names, strings.TrimSpace(name))
+		*f.names = append(*f.names, name)
 	}
 	return nil
 }

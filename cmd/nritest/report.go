@@ -87,11 +87,7 @@ type PluginReport struct {
 	Events      []string `json:"events"` // "CreateContainer", "StopContainer": every event it takes
 	AllEvents   bool     `json:"all_events"`
 	StateChange bool     `json:"state_change"`
-	// Own marks a plugin of nritest's own, not under test. The lifecycle
-	// run has none: it takes who changed what from nrikit's container
-	// records, not from a validator of its own.
-	Own bool `json:"own,omitempty"`
-	// About says what a sample plugin, or nritest's own, does.
+	// About says what a sample plugin does.
 	About string `json:"about,omitempty"`
 }
 
@@ -158,18 +154,27 @@ func (r *Report) writeJSON(w io.Writer) error {
 
 // writeText writes the human-readable report.
 func (r *Report) writeText(w io.Writer) error {
+	return writeTable(w, func(tw io.Writer) {
+		r.textHeader(tw)
+		r.textReadiness(tw)
+		r.textEvents(tw)
+		r.textSyncUpdates(tw)
+		r.textUnsolicited(tw)
+		r.textPlugins(tw)
+		r.textPluginChanges(tw)
+		r.textDeprecations(tw)
+		r.textStatus(tw)
+		r.textSummary(tw)
+	})
+}
+
+// writeTable writes to w what write prints, its tab-separated cells
+// aligned in columns, without the padding tabwriter leaves after the last
+// cell of a row whose later cells are empty.
+func writeTable(w io.Writer, write func(tw io.Writer)) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	r.textHeader(tw)
-	r.textReadiness(tw)
-	r.textEvents(tw)
-	r.textSyncUpdates(tw)
-	r.textUnsolicited(tw)
-	r.textPlugins(tw)
-	r.textPluginChanges(tw)
-	r.textDeprecations(tw)
-	r.textStatus(tw)
-	r.textSummary(tw)
+	write(tw)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -177,8 +182,6 @@ func (r *Report) writeText(w io.Writer) error {
 	return err
 }
 
-// trailingSpace is the padding tabwriter leaves after the last cell of a
-// row whose later cells are empty.
 var trailingSpace = regexp.MustCompile(`(?m) +$`)
 
 func (r *Report) textHeader(w io.Writer) {

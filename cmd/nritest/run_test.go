@@ -153,13 +153,11 @@ func TestJSON(t *testing.T) {
 	}
 }
 
-// pluginIDs lists the plugins under test, leaving out nritest's own.
+// pluginIDs lists the plugins' IDs.
 func pluginIDs(ps []PluginReport) []string {
 	var ids []string
 	for _, p := range ps {
-		if !p.Own {
-			ids = append(ids, p.Plugin)
-		}
+		ids = append(ids, p.Plugin)
 	}
 	return ids
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,9 +36,9 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	d := newDriver(a, st, cfg.meta)
 	d.owners = cfg.owners
 	rep.Workload, rep.Metadata = d.workload(), d.metadata()
-	about := map[string]string{}
+	var about map[string]string
 	if cfg.samples {
-		maps.Copy(about, sampleAbout)
+		about = sampleAbout
 	}
 	// finish reports what the run observed, however far it got.
 	finish := func() *Report {

@@ -14,9 +14,6 @@ type ContainerOwners struct {
 	Compound map[int32]*api.CompoundFieldOwners
 }
 
-// Empty tells whether nobody owns anything in the table.
-func (o ContainerOwners) Empty() bool { return len(o.Simple) == 0 && len(o.Compound) == 0 }
-
 func (o *owners) containerOwners(id string) ContainerOwners {
 	fo := o.ctrs[id]
 	if fo == nil {
