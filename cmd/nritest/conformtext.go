@@ -3,35 +3,28 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 )
 
 // The text form of the conformance report.
 
 // writeText writes the human-readable conformance report.
 func (r *ConformanceReport) writeText(w io.Writer) error {
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	r.textHeader(tw)
-	r.textCases(tw)
-	for _, p := range r.Results {
-		p.text(tw, r.Deprecations)
-	}
-	if len(r.Results) == 0 {
-		fmt.Fprint(tw, "PLUGINS\n(none under test)\n\n")
-	}
-	(&Report{PluginChanges: r.PluginChanges}).textPluginChanges(tw)
-	r.textSummary(tw)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := w.Write(trailingSpace.ReplaceAll(buf.Bytes(), nil))
-	return err
+	return writeTable(w, func(tw io.Writer) {
+		r.textHeader(tw)
+		r.textCases(tw)
+		for _, p := range r.Results {
+			p.text(tw, r.Deprecations)
+		}
+		if len(r.Results) == 0 {
+			fmt.Fprint(tw, "PLUGINS\n(none under test)\n\n")
+		}
+		(&Report{PluginChanges: r.PluginChanges}).textPluginChanges(tw)
+		r.textSummary(tw)
+	})
 }
 
 func (r *ConformanceReport) textHeader(w io.Writer) {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -11,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"text/tabwriter"
 	"time"
 
 	"github.com/nrikit/nrikit/adaptation"
@@ -92,8 +90,10 @@ func fetchStatus(ctx context.Context, path string) ([]byte, error) {
 // the plugins, their calls and last errors, the handshakes in progress and
 // the recent plugin changes.
 func writeStatusText(w io.Writer, st *adaptation.Status) error {
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	return writeTable(w, func(tw io.Writer) { statusText(tw, st) })
+}
+
+func statusText(tw io.Writer, st *adaptation.Status) {
 	s := st.Settings
 	fmt.Fprintf(tw, "nritest: status of %s %s (NRI %s) at %s, started: %t\n", st.Runtime, st.RuntimeVersion, st.NRIVersion,
 		st.Time.Format(sinceLayout), st.Started)
@@ -121,9 +121,4 @@ func writeStatusText(w io.Writer, st *adaptation.Status) error {
 	for _, c := range st.RecentChanges {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Time.Format(sinceLayout), c.Plugin, c.Change, orDash(c.Phase), orDash(c.Reason))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := w.Write(trailingSpace.ReplaceAll(buf.Bytes(), nil))
-	return err
 }
