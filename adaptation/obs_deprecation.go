@@ -62,12 +62,16 @@ func (d PluginDeprecation) MarshalJSON() ([]byte, error) {
 	for i, ev := range d.Events {
 		names[i] = ev.Name()
 	}
-	return json.Marshal(struct {
-		Plugin      string      `json:"plugin"`
-		Deprecation Deprecation `json:"deprecation"`
-		Events      []string    `json:"events"`
-		Since       time.Time   `json:"since"`
-	}{d.Plugin, d.Deprecation, names, d.Since})
+	return json.Marshal(pluginDeprecationJSON{d.Plugin, d.Deprecation, names, d.Since})
+}
+
+// pluginDeprecationJSON is PluginDeprecation's JSON form, written by
+// MarshalJSON and read by UnmarshalJSON.
+type pluginDeprecationJSON struct {
+	Plugin      string      `json:"plugin"`
+	Deprecation Deprecation `json:"deprecation"`
+	Events      []string    `json:"events"`
+	Since       time.Time   `json:"since"`
 }
 
 // deprecations keeps the deprecations of the connected plugins; each

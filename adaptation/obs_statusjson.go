@@ -7,7 +7,6 @@ package adaptation
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/nrikit/nrikit/api"
 )
@@ -27,12 +26,7 @@ func (d *Deprecation) UnmarshalText(text []byte) error {
 // UnmarshalJSON reads a deprecation as MarshalJSON writes it, events by
 // name.
 func (d *PluginDeprecation) UnmarshalJSON(data []byte) error {
-	var v struct {
-		Plugin      string      `json:"plugin"`
-		Deprecation Deprecation `json:"deprecation"`
-		Events      []string    `json:"events"`
-		Since       time.Time   `json:"since"`
-	}
+	var v pluginDeprecationJSON
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
