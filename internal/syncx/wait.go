@@ -58,12 +58,5 @@ func WaitOrGiveUp(ctx context.Context, wg *sync.WaitGroup, grace time.Duration) 
 		return true
 	case <-ctx.Done():
 	}
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
+	return Within(done, grace)
 }
