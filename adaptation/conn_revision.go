@@ -13,6 +13,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/api/v1beta1"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // Protocol revisions, as PluginInfo.Revision and PluginChange.Revision
@@ -101,7 +102,7 @@ func (p *plugin) speak(r *revision) {
 // revisionName is the revision p speaks, "" for in-process plugins, which
 // speak none.
 func (p *plugin) revisionName() string {
-	if p.kind == kindBuiltin {
+	if p.kind == nri.Builtin {
 		return ""
 	}
 	return p.rev.name

@@ -10,11 +10,12 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // TestCallBudgets: each call's share of the event's deadline D.
 func TestCallBudgets(t *testing.T) {
-	p := newPlugin("10", "p", kindBuiltin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
+	p := newPlugin("10", "p", nri.Builtin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
 	in := func(d time.Duration) eventDeadline { return eventDeadline{at: time.Now().Add(d)} }
 	tests := []struct {
 		name      string

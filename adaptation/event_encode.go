@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // vtMarshaler is the reflection-free encoding protoc-gen-go-vtproto
@@ -57,7 +58,7 @@ type syncEncoder struct{ buf []byte }
 // to returns req as p gets it. What the previous call returned is then no
 // longer valid.
 func (e *syncEncoder) to(p *plugin, req *api.SynchronizeRequest) *api.SynchronizeRequest {
-	if p.kind == kindBuiltin {
+	if p.kind == nri.Builtin {
 		return req
 	}
 	n := req.SizeVT()

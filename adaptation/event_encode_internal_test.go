@@ -11,6 +11,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/fakenode"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // decodesTo asserts that wire, encoded by protobuf as ttrpc does, decodes
@@ -68,8 +69,8 @@ func TestPreEncodedWithoutGenerated(t *testing.T) {
 // plugin gets the message itself.
 func TestSyncEncoder(t *testing.T) {
 	log := logrus.NewEntry(logrus.New())
-	socket := newPlugin("10", "s", kindExternal, nil, inProcessConn{}, log)
-	inproc := newPlugin("20", "b", kindBuiltin, nil, inProcessConn{}, log)
+	socket := newPlugin("10", "s", nri.External, nil, inProcessConn{}, log)
+	inproc := newPlugin("20", "b", nri.Builtin, nil, inProcessConn{}, log)
 	pods, ctrs := fakenode.Node(6, 2)
 	chunks := []*api.SynchronizeRequest{
 		{Pods: pods[:1], More: true},                   // small

@@ -5,6 +5,7 @@
 package adaptation
 
 import (
+	"github.com/nrikit/nrikit/internal/nri"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -32,7 +33,7 @@ func newOutgoing[Req any](req Req, stable bool) *outgoing[Req] {
 // is encoded anew for each, still with the generated encoder rather than
 // ttrpc's reflective one.
 func (o *outgoing[Req]) to(p *plugin) Req {
-	if p.kind == kindBuiltin {
+	if p.kind == nri.Builtin {
 		return o.req
 	}
 	if !o.stable && !o.seeded {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // TestOutgoingEncodesOnce: socket plugins get a request that marshals to
@@ -19,8 +20,8 @@ func TestOutgoingEncodesOnce(t *testing.T) {
 		Container: &api.Container{Id: "c", Env: []string{"A=1"}, Linux: &api.LinuxContainer{OomScoreAdj: &api.OptionalInt{Value: -5}}},
 	}
 	log := logrus.NewEntry(logrus.New())
-	socket := newPlugin("10", "s", kindExternal, nil, inProcessConn{}, log)
-	inproc := newPlugin("20", "b", kindBuiltin, nil, inProcessConn{}, log)
+	socket := newPlugin("10", "s", nri.External, nil, inProcessConn{}, log)
+	inproc := newPlugin("20", "b", nri.Builtin, nil, inProcessConn{}, log)
 
 	out := newOutgoing(req, true)
 	if got := out.to(inproc); got != req {
@@ -64,7 +65,7 @@ func TestOutgoingSeed(t *testing.T) {
 		Container: &api.Container{Id: "c", Env: []string{"A=1"}},
 	}
 	before := proto.Clone(req)
-	socket := newPlugin("10", "s", kindExternal, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
+	socket := newPlugin("10", "s", nri.External, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
 	out := newOutgoing(req, false)
 	seeded := out.seed()
 	first := out.to(socket)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nrikit/nrikit/internal/accept"
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
 
@@ -49,9 +50,9 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 			err := a.connectSocket(ctx, conn, nil, nil, registered)
 			leave()
 			if err != nil && evicted.Load() {
-				err = &PluginError{Plugin: unregistered, Op: phaseRegister, Err: errEvicted}
+				err = &PluginError{Plugin: nri.Unregistered, Op: nri.PhaseRegister, Err: errEvicted}
 			}
-			a.joinFailed(ctx, kindExternal, pid, err)
+			a.joinFailed(ctx, nri.External, pid, err)
 		}()
 	}
 }

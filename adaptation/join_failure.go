@@ -9,16 +9,17 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/sirupsen/logrus"
 )
 
 // joinFailed reports a plugin that did not join, if err says so. A
 // handshake that Stop cut short is no failure of the plugin.
-func (a *Adaptation) joinFailed(ctx context.Context, kind pluginKind, pid int, err error) {
+func (a *Adaptation) joinFailed(ctx context.Context, kind nri.Kind, pid int, err error) {
 	a.reportJoinFailure(ctx, kind, pid, err, nil)
 }
 
-func (a *Adaptation) reportJoinFailure(ctx context.Context, kind pluginKind, pid int, err error, output []OutputLine) {
+func (a *Adaptation) reportJoinFailure(ctx context.Context, kind nri.Kind, pid int, err error, output []OutputLine) {
 	if err == nil {
 		return
 	}
@@ -26,7 +27,7 @@ func (a *Adaptation) reportJoinFailure(ctx context.Context, kind pluginKind, pid
 		a.log.WithField("pid", pid).WithError(err).Info("nrikit: plugin handshake ended by Stop")
 		return
 	}
-	change := PluginChange{Change: PluginFailed, Plugin: unregistered, Kind: kind.String(), PID: pid, Reason: err.Error(), Output: output}
+	change := PluginChange{Change: PluginFailed, Plugin: nri.Unregistered, Kind: kind.String(), PID: pid, Reason: err.Error(), Output: output}
 	var perr *PluginError
 	if errors.As(err, &perr) {
 		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
@@ -41,9 +42,9 @@ func (a *Adaptation) reportJoinFailure(ctx context.Context, kind pluginKind, pid
 // any local client can cause them at will.
 func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
 	log := withStack(a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason}), err)
-	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == phaseRegister) {
+	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == nri.PhaseRegister) {
 		limit := a.admission.unregisteredLog
-		if change.Plugin != unregistered {
+		if change.Plugin != nri.Unregistered {
 			limit = a.admission.namedLog
 		}
 		var ok bool
@@ -57,7 +58,7 @@ func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
 	switch change.Phase {
 	case "":
 		log.Warn("nrikit: plugin connection failed")
-	case phaseStart:
+	case nri.PhaseStart:
 		log.Warn("nrikit: pre-installed plugin failed to start")
 	default:
 		log.WithField("phase", change.Phase).Warn(fmt.Sprintf("nrikit: plugin dropped during %s", change.Phase))

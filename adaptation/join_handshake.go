@@ -13,6 +13,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/launch"
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
 
@@ -29,22 +30,22 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		if proc != nil {
 			_ = proc.Kill()
 		}
-		return &PluginError{Plugin: candidateID(cand), Op: phaseRegister, Err: err}
+		return &PluginError{Plugin: candidateID(cand), Op: nri.PhaseRegister, Err: err}
 	}
-	joining := a.joining.begin(candidateID(cand), conn.pid(), phaseRegister)
+	joining := a.joining.begin(candidateID(cand), conn.pid(), nri.PhaseRegister)
 	defer joining.end()
 	reg, err := rs.await(ctx, a.opts.registration, conn.lost(), conn.unanswered)
 	if err != nil {
 		err = withExitStatus(withTrunkError(err, conn), conn)
 		conn.close()
-		return &PluginError{Plugin: refusedID(cand, reg), Op: phaseRegister, Err: err}
+		return &PluginError{Plugin: refusedID(cand, reg), Op: nri.PhaseRegister, Err: err}
 	}
 	if registered != nil {
 		registered()
 	}
-	kind, idx, name, config := kindExternal, reg.GetPluginIdx(), reg.GetPluginName(), ""
+	kind, idx, name, config := nri.External, reg.GetPluginIdx(), reg.GetPluginName(), ""
 	if cand != nil {
-		kind, idx, name, config = kindPreinstalled, cand.Index, cand.Name, cand.Config
+		kind, idx, name, config = nri.Preinstalled, cand.Index, cand.Name, cand.Config
 	}
 	rev := rs.rev.revision()
 	p := a.newPlugin(idx, name, kind, conn.service(rev), conn)
@@ -54,7 +55,7 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 	p.joining = joining
 	conn.registered(p.log)
 	if err := rs.attach(p); err != nil {
-		return a.abandon(p, phaseRegister, err)
+		return a.abandon(p, nri.PhaseRegister, err)
 	}
 	p.log.WithField("nri_version", versionOrUnknown(reg.GetNRIVersion())).Debug("nrikit: plugin registered")
 	return a.handshake(ctx, p)
@@ -77,25 +78,25 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 		p.arrived = a.lifecycle.now()
 	}
 	if p.joining == nil { // built-in or WASM: its handshake starts here; a socket plugin's began with its connection, which ends it
-		p.joining = a.joining.begin(p.id, p.conn.pid(), phaseConfigure)
+		p.joining = a.joining.begin(p.id, p.conn.pid(), nri.PhaseConfigure)
 		defer p.joining.end()
 	}
 	a.applySettings(p)
 	a.observe(p)
-	p.joining.enter(p.id, phaseConfigure)
+	p.joining.enter(p.id, nri.PhaseConfigure)
 	if err := a.configure(ctx, p); err != nil {
-		return a.abandon(p, phaseConfigure, err)
+		return a.abandon(p, nri.PhaseConfigure, err)
 	}
 	defer a.budget.settle(p) // joined or failed: no longer pending
-	p.joining.enter(p.id, phaseSynchronize)
+	p.joining.enter(p.id, nri.PhaseSynchronize)
 	synchronized := a.readiness.synchronizing(p)
 	err := a.synchronizeAndJoin(ctx, p)
 	synchronized()
 	if err != nil {
-		if p.kind == kindExternal && errors.Is(err, ErrPluginTimeout) {
+		if p.kind == nri.External && errors.Is(err, ErrPluginTimeout) {
 			a.syncBackoff.timedOut(p.id)
 		}
-		return a.abandon(p, phaseSynchronize, err)
+		return a.abandon(p, nri.PhaseSynchronize, err)
 	}
 	a.leaveIfViolated(p)
 	a.watch(ctx, p)
@@ -184,10 +185,6 @@ func exitNote(t transport) string {
 	return ""
 }
 
-// unregistered stands for an external plugin that failed before it said
-// who it is.
-const unregistered = "unregistered"
-
 // refusedID names a plugin whose registration failed: by its file for a
 // pre-installed one, by the identity it asked for when that is a valid one
 // (refused for another reason), "unregistered" otherwise.
@@ -200,7 +197,7 @@ func refusedID(cand *launch.Candidate, reg *api.RegisterPluginRequest) string {
 
 func candidateID(c *launch.Candidate) string {
 	if c == nil {
-		return unregistered
+		return nri.Unregistered
 	}
 	return c.ID()
 }

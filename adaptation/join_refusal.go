@@ -7,6 +7,8 @@ package adaptation
 import (
 	"context"
 	"net"
+
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // maxRefusalsAnswered bounds the refused connections that are answered at
@@ -33,7 +35,7 @@ func (a *Adaptation) refuse(ctx context.Context, trunk net.Conn, why error) {
 		rs := newRuntimeService(a, true)
 		rs.refusal = why
 		rs.rev.stopping = ctx.Done()
-		conn, err := dialSocketConn(trunk, nil, rs, &a.opts, unregistered)
+		conn, err := dialSocketConn(trunk, nil, rs, &a.opts, nri.Unregistered)
 		if err != nil {
 			_ = trunk.Close()
 			return

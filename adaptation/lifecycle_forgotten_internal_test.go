@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // TestForgottenRecordRecalled: a container that two listings left out is
@@ -19,8 +20,8 @@ func TestForgottenRecordRecalled(t *testing.T) {
 	var l lifecycle
 	l.init()
 	log := logrus.NewEntry(logrus.New())
-	early := newPlugin("10", "early", kindBuiltin, nil, inProcessConn{}, log)
-	late := newPlugin("20", "late", kindBuiltin, nil, inProcessConn{}, log)
+	early := newPlugin("10", "early", nri.Builtin, nil, inProcessConn{}, log)
+	late := newPlugin("20", "late", nri.Builtin, nil, inProcessConn{}, log)
 	pod := &api.PodSandbox{Id: "p"}
 	ctr := &api.Container{Id: "c", PodSandboxId: "p"}
 	l.podStarting(pod)

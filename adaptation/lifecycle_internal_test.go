@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // TestLifecycleMemoryReleased: the bookkeeping holds only live pods and
@@ -16,7 +17,7 @@ import (
 func TestLifecycleMemoryReleased(t *testing.T) {
 	var l lifecycle
 	l.init()
-	p := newPlugin("10", "a", kindBuiltin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
+	p := newPlugin("10", "a", nri.Builtin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
 	p.events = api.AllEvents
 	const n = 10000
 	for i := 0; i < n; i++ {

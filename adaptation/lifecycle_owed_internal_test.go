@@ -8,6 +8,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // TestOwedPodsReleased: a pod a snapshot left out is owed to the plugin
@@ -41,7 +42,7 @@ func TestOwedPodsReleased(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var l lifecycle
 			l.init()
-			p := newPlugin("10", "late", kindBuiltin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
+			p := newPlugin("10", "late", nri.Builtin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
 			pod := &api.PodSandbox{Id: "p"}
 			l.podStarting(pod)
 			l.podRan(pod, true)

@@ -33,15 +33,6 @@ const (
 	PluginSkipped ChangeKind = "skipped"
 )
 
-// The phases of joining, as PluginChange.Phase and PluginError.Op name them
-// when a plugin fails before it takes events.
-const (
-	phaseStart       = "start"
-	phaseRegister    = "register"
-	phaseConfigure   = "configure"
-	phaseSynchronize = "synchronize"
-)
-
 // PluginChange is one change in the set of plugins, for a runtime or tool
 // that reports plugins to operators.
 type PluginChange struct {

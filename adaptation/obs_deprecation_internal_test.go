@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // countingRecorder counts the warnings it gets.
@@ -27,7 +28,7 @@ func TestDeprecationRecordedAfterDeparture(t *testing.T) {
 	for _, closeFirst := range []bool{false, true} {
 		rec := &countingRecorder{}
 		d := &deprecations{recorder: rec, log: logrus.NewEntry(logger)}
-		p := newPlugin("10", "a", kindBuiltin, nil, inProcessConn{}, logrus.NewEntry(logger))
+		p := newPlugin("10", "a", nri.Builtin, nil, inProcessConn{}, logrus.NewEntry(logger))
 		ctx := context.Background()
 
 		d.record(ctx, p, api.Event_RUN_POD_SANDBOX)

@@ -4,7 +4,11 @@
 
 package adaptation
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/nrikit/nrikit/internal/nri"
+)
 
 // MaxRecentChanges is how many plugin changes Status keeps: the last ones,
 // older ones are dropped. External connections that failed before or at
@@ -47,7 +51,7 @@ func (r *recentChanges) add(c PluginChange) {
 // refusedConnection tells an external connection that failed before or at
 // registration: its identity, if any, is the peer's claim.
 func refusedConnection(c PluginChange) bool {
-	return c.Change == PluginFailed && c.Kind == KindExternal && (c.Phase == "" || c.Phase == phaseRegister)
+	return c.Change == PluginFailed && c.Kind == KindExternal && (c.Phase == "" || c.Phase == nri.PhaseRegister)
 }
 
 // list returns the changes kept, and the refused connections, oldest first.

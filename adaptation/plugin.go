@@ -14,19 +14,10 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/ratelog"
 	"github.com/nrikit/nrikit/internal/syncx"
-)
-
-// pluginKind is how a plugin came to be connected.
-type pluginKind int
-
-const (
-	kindExternal     pluginKind = iota // connected to the socket
-	kindPreinstalled                   // launched from the plugin path
-	kindBuiltin                        // in-process, added by option
-	kindWASM                           // a WebAssembly module from the plugin path, in-process
 )
 
 // Plugin kinds as PluginInfo.Kind reports them.
@@ -36,10 +27,6 @@ const (
 	KindBuiltin      = "builtin"
 	KindWASM         = "wasm"
 )
-
-func (k pluginKind) String() string {
-	return [...]string{KindExternal, KindPreinstalled, KindBuiltin, KindWASM}[k]
-}
 
 // transport is the connection behind a plugin.
 type transport interface {
@@ -62,7 +49,7 @@ type transport interface {
 // plugin is one connected plugin. It handles one request at a time.
 type plugin struct {
 	idx, name, id string
-	kind          pluginKind
+	kind          nri.Kind
 	svc           api.PluginService
 	conn          transport
 	config        string
@@ -103,13 +90,13 @@ type plugin struct {
 }
 
 // newPlugin is newPlugin with the runtime's way to log a call's lines.
-func (a *Adaptation) newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport) *plugin {
+func (a *Adaptation) newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn transport) *plugin {
 	p := newPlugin(idx, name, kind, svc, conn, a.log)
 	p.logFromContext = a.opts.logFromContext
 	return p
 }
 
-func newPlugin(idx, name string, kind pluginKind, svc api.PluginService, conn transport, log *logrus.Entry) *plugin {
+func newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn transport, log *logrus.Entry) *plugin {
 	id := api.PluginID(idx, name)
 	return &plugin{
 		idx:          idx,
@@ -135,7 +122,7 @@ func (p *plugin) subscribed(e api.Event) bool { return p.events.Has(e) }
 
 // inProcess tells whether the plugin runs in the runtime's process, where
 // the call's own deadline is passed on for it (withOwnDeadline).
-func (p *plugin) inProcess() bool { return p.kind == kindBuiltin || p.kind == kindWASM }
+func (p *plugin) inProcess() bool { return p.kind == nri.Builtin || p.kind == nri.WASM }
 
 // eventInFlight names the event the plugin is handling, "" if none: a
 // connection lost meanwhile is reported with it, whoever notices first.

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/panics"
 )
 
@@ -37,9 +38,9 @@ func (b BuiltinPlugin) validate() error {
 
 func (a *Adaptation) startBuiltins(ctx context.Context) {
 	for _, b := range a.opts.builtins {
-		p := a.newPlugin(b.Index, b.Name, kindBuiltin, newInProcess(b.Handler), inProcessConn{})
+		p := a.newPlugin(b.Index, b.Name, nri.Builtin, newInProcess(b.Handler), inProcessConn{})
 		p.config = b.Config
-		a.joinFailed(ctx, kindBuiltin, 0, a.handshake(ctx, p))
+		a.joinFailed(ctx, nri.Builtin, 0, a.handshake(ctx, p))
 	}
 }
 

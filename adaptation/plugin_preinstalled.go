@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/nrikit/nrikit/internal/launch"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // startPreinstalled launches the plugins of the plugin path concurrently,
@@ -61,7 +62,7 @@ func (a *Adaptation) startPreinstalled(ctx context.Context) {
 func (a *Adaptation) launch(ctx context.Context, c launch.Candidate) {
 	proc, err := a.startProcess(c)
 	if err != nil {
-		a.joinFailed(ctx, kindPreinstalled, 0, &PluginError{Plugin: c.ID(), Op: phaseStart, Err: err})
+		a.joinFailed(ctx, nri.Preinstalled, 0, &PluginError{Plugin: c.ID(), Op: nri.PhaseStart, Err: err})
 		return
 	}
 	a.processJoinFailed(ctx, proc, a.connectSocket(ctx, proc.Conn(), &c, proc, nil))
@@ -71,6 +72,6 @@ func (a *Adaptation) launch(ctx context.Context, c launch.Candidate) {
 // it wrote.
 func (a *Adaptation) processJoinFailed(ctx context.Context, proc *launch.Process, err error) {
 	if err != nil {
-		a.reportJoinFailure(ctx, kindPreinstalled, proc.Pid(), err, outputOf(proc, exitGrace))
+		a.reportJoinFailure(ctx, nri.Preinstalled, proc.Pid(), err, outputOf(proc, exitGrace))
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // registry is the ordered set of active plugins. The slice is copy-on-write:
@@ -86,7 +88,7 @@ func (r *registry) join(p *plugin) (replaced *plugin, err error) {
 func (r *registry) checkID(id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if q := r.holderLocked(id); q != nil && !replaceable(q, kindExternal) {
+	if q := r.holderLocked(id); q != nil && !replaceable(q, nri.External) {
 		return idTaken(q)
 	}
 	return nil
@@ -103,8 +105,8 @@ func (r *registry) holderLocked(id string) *plugin {
 
 // replaceable: a new instance of kind replaces old only where both are
 // external; the runtime's own plugins are started once, at Start.
-func replaceable(old *plugin, kind pluginKind) bool {
-	return old.kind == kindExternal && kind == kindExternal
+func replaceable(old *plugin, kind nri.Kind) bool {
+	return old.kind == nri.External && kind == nri.External
 }
 
 func idTaken(holder *plugin) error {

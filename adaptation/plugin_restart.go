@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/nrikit/nrikit/internal/launch"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // ReasonRestarted is the Shutdown reason, and the PluginChange reason, of a
@@ -45,7 +46,7 @@ func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
 	if p == nil {
 		return fmt.Errorf("nrikit: restarting %s: no such active plugin", id)
 	}
-	if p.kind != kindPreinstalled {
+	if p.kind != nri.Preinstalled {
 		return fmt.Errorf("nrikit: restarting %s: it is %s: %w", id, p.kind, ErrNotRestartable)
 	}
 	cand, err := a.candidate(id)
@@ -59,8 +60,8 @@ func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
 	}
 	proc, err := a.startProcess(cand)
 	if err != nil {
-		err = &PluginError{Plugin: id, Op: phaseStart, Err: err}
-		a.joinFailed(runCtx, kindPreinstalled, 0, err)
+		err = &PluginError{Plugin: id, Op: nri.PhaseStart, Err: err}
+		a.joinFailed(runCtx, nri.Preinstalled, 0, err)
 		return err
 	}
 	err = a.connectSocket(runCtx, proc.Conn(), &cand, proc, nil)

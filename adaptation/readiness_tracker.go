@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nrikit/nrikit/adaptation/validator"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // readinessTracker follows the plugins' joins and departures for the
@@ -134,7 +135,7 @@ func (r *readinessTracker) left(p *plugin, phase, reason string) {
 
 // failed: a plugin failed to join.
 func (r *readinessTracker) failed(c PluginChange) {
-	if c.Plugin == unregistered {
+	if c.Plugin == nri.Unregistered {
 		return // nothing to tell it by
 	}
 	r.mu.Lock()

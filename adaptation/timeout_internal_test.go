@@ -14,13 +14,14 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/nrikit/nrikit/internal/merge"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // A reply that arrives in time but fails after the call's deadline has
 // passed (say, in the merge) is the plugin's error, not a timeout: a timeout
 // would let the event go on without the plugin, with its reply half-merged.
 func TestLateFailureIsNotATimeout(t *testing.T) {
-	p := newPlugin("10", "late", kindBuiltin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
+	p := newPlugin("10", "late", nri.Builtin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
 	conflict := fmt.Errorf("merging: %w", merge.ErrConflict)
 	err := p.invoke(context.Background(), time.Millisecond, func(ctx context.Context) error {
 		<-ctx.Done()
@@ -78,7 +79,7 @@ func TestWhoseDeadline(t *testing.T) {
 // A plugin that answers "deadline exceeded" at once, for a reason of its
 // own, failed the call: it neither timed out nor met the caller's deadline.
 func TestOwnDeadlineErrorIsThePlugins(t *testing.T) {
-	p := newPlugin("10", "remote", kindBuiltin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
+	p := newPlugin("10", "remote", nri.Builtin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
 	remote := func(context.Context) error { return status.Error(codes.DeadlineExceeded, "my database timed out") }
 	for _, caller := range []time.Duration{time.Minute, time.Hour} {
 		ctx, cancel := context.WithTimeout(context.Background(), caller)

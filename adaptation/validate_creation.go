@@ -9,6 +9,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/merge"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // creation is what CreateContainer keeps while plugins adjust a container.
@@ -43,7 +44,7 @@ func (a *Adaptation) startCreation(req *api.CreateContainerRequest, validators [
 // as Go messages in-process.
 func allEncoded(plugins []*plugin) bool {
 	for _, p := range plugins {
-		if p.kind == kindBuiltin {
+		if p.kind == nri.Builtin {
 			return false
 		}
 	}

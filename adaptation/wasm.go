@@ -14,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/internal/launch"
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/wasmhost"
 )
@@ -29,13 +30,13 @@ func (a *Adaptation) loadWASM(ctx context.Context, modules []launch.Candidate) {
 	for _, c := range modules {
 		p, err := a.loadGuest(ctx, c, cache)
 		if err != nil {
-			a.joinFailed(ctx, kindWASM, 0, &PluginError{Plugin: c.ID(), Op: phaseStart, Err: err})
+			a.joinFailed(ctx, nri.WASM, 0, &PluginError{Plugin: c.ID(), Op: nri.PhaseStart, Err: err})
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.joinFailed(ctx, kindWASM, 0, a.handshake(ctx, p))
+			a.joinFailed(ctx, nri.WASM, 0, a.handshake(ctx, p))
 		}()
 	}
 	wg.Wait()
@@ -75,7 +76,7 @@ func (a *Adaptation) loadGuest(ctx context.Context, c launch.Candidate, cache *w
 	}
 	log.WithField("took", time.Since(start).Round(time.Millisecond)).Debug("nrikit: WASM plugin loaded")
 	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.Release), log: glog}
-	p := a.newPlugin(c.Index, c.Name, kindWASM, wasmService{g}, conn)
+	p := a.newPlugin(c.Index, c.Name, nri.WASM, wasmService{g}, conn)
 	p.config = c.Config
 	return p, nil
 }

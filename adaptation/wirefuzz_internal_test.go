@@ -18,6 +18,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/guard"
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/sockpair"
 )
 
@@ -40,7 +41,7 @@ func FuzzPluginConnection(f *testing.F) {
 		quiet := logrus.New()
 		quiet.SetOutput(io.Discard)
 		opts.logger = logrus.NewEntry(quiet)
-		c, err := dialSocketConn(runtimeEnd, nil, newRuntimeService(nil, true), &opts, unregistered)
+		c, err := dialSocketConn(runtimeEnd, nil, newRuntimeService(nil, true), &opts, nri.Unregistered)
 		if err != nil {
 			t.Fatal(err)
 		}
