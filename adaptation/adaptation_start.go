@@ -48,7 +48,7 @@ func (a *Adaptation) startPlugins(runCtx context.Context) (net.Listener, error) 
 	if a.opts.disableConnect || runCtx.Err() != nil {
 		return nil, nil
 	}
-	return listenSocket(a.opts.socketPath, a.opts.socketGroup)
+	return accept.Listen(a.opts.socketPath, a.opts.socketGroup)
 }
 
 // serve accepts external plugins on l, unless Stop ended this start.

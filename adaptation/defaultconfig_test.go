@@ -104,7 +104,7 @@ func TestSocketGroupConfigKey(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"socket_group": "4321"}`), &c); err != nil || c.SocketGroup != "4321" {
 		t.Fatalf("socket_group does not read: %+v, %v", c, err)
 	}
-	if g := configured(t, c).socketGroup; g == nil || g.gid != 4321 {
+	if g := configured(t, c).socketGroup; g == nil || g.GID() != 4321 {
 		t.Errorf("socket_group 4321 gives %+v, want gid 4321", g)
 	}
 	if g := configured(t, *DefaultConfig()).socketGroup; g != nil {

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/merge"
 )
 
@@ -40,7 +41,7 @@ var (
 	// be harmful to remove (a regular file, a directory that is not empty,
 	// a socket another process listens on), and left it alone. A stale
 	// socket or an empty directory there is removed instead.
-	ErrBadSocketPath = errors.New("nrikit: socket path is in use")
+	ErrBadSocketPath = accept.ErrBadSocketPath
 	// ErrRemoved: a setup event for a pod or container already removed.
 	ErrRemoved = errors.New("nrikit: already removed")
 	// ErrConflict: two plugins' adjustments or updates claim the same thing

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/accept"
 )
 
 // MaxStatusClients bounds the connections the status endpoint serves at
@@ -56,7 +58,7 @@ func (a *Adaptation) startStatusServer() (*statusServer, error) {
 	if a.opts.statusSocket == "" {
 		return nil, nil
 	}
-	l, err := listenSocket(a.opts.statusSocket, nil)
+	l, err := accept.Listen(a.opts.statusSocket, nil)
 	if err != nil {
 		return nil, err
 	}

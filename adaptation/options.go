@@ -14,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/adaptation/validator"
+	"github.com/nrikit/nrikit/internal/accept"
 )
 
 // Defaults of every setting; a zero Config and no options give these.
@@ -38,7 +39,7 @@ type options struct {
 	pluginPath       string
 	pluginConfigPath string
 	socketPath       string
-	socketGroup      *socketGroup // nil: the socket is its owner's alone
+	socketGroup      *accept.Group // nil: the socket is its owner's alone
 	disableConnect   bool
 	registration     time.Duration
 	request          time.Duration
@@ -201,6 +202,23 @@ func WithTTRPCOptions(clientOpts []ttrpc.ClientOpts, serverOpts []ttrpc.ServerOp
 	return func(o *options) error {
 		o.clientOpts = append(o.clientOpts, clientOpts...)
 		o.serverOpts = append(o.serverOpts, serverOpts...)
+		return nil
+	}
+}
+
+// WithSocketGroup lets the members of group (a name, or a numeric gid)
+// connect to the socket: it is made 0660 and its directory 0750, both owned
+// by that group. Without it the socket is 0600 in a 0700 directory. A
+// directory that exists already is changed only when it is the runtime's
+// own 0700 one (as nrikit creates it); any other is left as the operator
+// made it. An unknown group fails New.
+func WithSocketGroup(group string) Option {
+	return func(o *options) error {
+		g, err := accept.LookupGroup(group)
+		if err != nil {
+			return err
+		}
+		o.socketGroup = g
 		return nil
 	}
 }

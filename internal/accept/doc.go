@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package accept holds what the runtime needs to take external plugin
-// connections without trusting them: a listener that serves one connection
-// already open, the connecting process's pid where the OS tells it, and the
+// connections without trusting them: listening on a unix socket path
+// without removing anything there but a stale socket (Listen), the group an
+// operator grants access to it (Group), a listener that serves one
+// connection already open, the connecting process's pid where the OS tells it, and the
 // count of connections registering at once, in all and per process.
 package accept

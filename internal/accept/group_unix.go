@@ -4,7 +4,7 @@
 
 // Whether a directory is the runtime's own and private, on unix.
 
-package adaptation
+package accept
 
 import (
 	"os"

@@ -4,7 +4,7 @@
 
 // The same where there are no unix permissions.
 
-package adaptation
+package accept
 
 import "os"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// WithSocketGroup: the socket's and its directory's modes and group.
+// The group granted access to a socket: its lookup, and the socket's and its directory's modes.
 
-package adaptation
+package accept
 
 import (
 	"errors"
@@ -13,30 +13,17 @@ import (
 	"strconv"
 )
 
-// socketGroup is the group the operator grants access to the socket.
-type socketGroup struct {
+// Group is the group the operator grants access to a socket: its members
+// may connect to it (0660), and reach it through its directory (0750).
+type Group struct {
 	name string // as configured: a group name or a numeric gid
 	gid  int
 }
 
-// WithSocketGroup lets the members of group (a name, or a numeric gid)
-// connect to the socket: it is made 0660 and its directory 0750, both owned
-// by that group. Without it the socket is 0600 in a 0700 directory. A
-// directory that exists already is changed only when it is the runtime's
-// own 0700 one (as nrikit creates it); any other is left as the operator
-// made it. An unknown group fails New.
-func WithSocketGroup(group string) Option {
-	return func(o *options) error {
-		g, err := lookupSocketGroup(group)
-		if err != nil {
-			return err
-		}
-		o.socketGroup = g
-		return nil
-	}
-}
-
-func lookupSocketGroup(group string) (*socketGroup, error) {
+// LookupGroup finds the group named group (a name, or a numeric gid). An
+// unknown group, an empty name and Windows, where the socket has no group,
+// are refused.
+func LookupGroup(group string) (*Group, error) {
 	if group == "" {
 		return nil, errors.New("nrikit: empty socket group")
 	}
@@ -47,7 +34,7 @@ func lookupSocketGroup(group string) (*socketGroup, error) {
 		if gid < 0 {
 			return nil, fmt.Errorf("nrikit: socket group %q: negative gid", group)
 		}
-		return &socketGroup{name: group, gid: gid}, nil
+		return &Group{name: group, gid: gid}, nil
 	}
 	g, err := user.LookupGroup(group)
 	if err != nil {
@@ -57,11 +44,11 @@ func lookupSocketGroup(group string) (*socketGroup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nrikit: socket group %q has gid %q, not a number: %w", group, g.Gid, err)
 	}
-	return &socketGroup{name: group, gid: gid}, nil
+	return &Group{name: group, gid: gid}, nil
 }
 
 // socketModes are the socket's and its directory's permissions.
-func (g *socketGroup) socketModes() (socket, dir os.FileMode) {
+func (g *Group) socketModes() (socket, dir os.FileMode) {
 	if g == nil {
 		return 0o600, 0o700
 	}
@@ -71,7 +58,7 @@ func (g *socketGroup) socketModes() (socket, dir os.FileMode) {
 // prepareSocketDir creates the socket's directory, and opens it to the
 // group when the directory is the runtime's own: new, or 0700 and owned by
 // this process's user.
-func prepareSocketDir(dir string, g *socketGroup) error {
+func prepareSocketDir(dir string, g *Group) error {
 	_, dirMode := g.socketModes()
 	fi, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, dirMode); err != nil {
@@ -88,7 +75,7 @@ func prepareSocketDir(dir string, g *socketGroup) error {
 
 // grantGroup gives path to group g with mode (group first, so the mode
 // never applies to the previous group).
-func grantGroup(path string, g *socketGroup, mode os.FileMode) error {
+func grantGroup(path string, g *Group, mode os.FileMode) error {
 	if err := os.Chown(path, -1, g.gid); err != nil {
 		return err
 	}
@@ -96,10 +83,13 @@ func grantGroup(path string, g *socketGroup, mode os.FileMode) error {
 }
 
 // restrictSocket sets the socket's group and mode.
-func restrictSocket(path string, g *socketGroup) error {
+func restrictSocket(path string, g *Group) error {
 	mode, _ := g.socketModes()
 	if g == nil {
 		return os.Chmod(path, mode)
 	}
 	return grantGroup(path, g, mode)
 }
+
+// GID is the group's numeric id.
+func (g *Group) GID() int { return g.gid }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Listening on the plugin socket, and removing only a stale socket left at its path.
+// Listening on a unix socket, and removing only a stale socket left at its path.
 
-package adaptation
+package accept
 
 import (
 	"errors"
@@ -19,11 +19,17 @@ import (
 // socket path from a stale one.
 const probeTimeout = time.Second
 
-// listenSocket listens for external plugins at path: the parent directory
-// is created 0700, what a crashed runtime or a test leaves there is removed,
-// and the socket is made accessible to its owner only, or also to group
-// when one is given (WithSocketGroup).
-func listenSocket(path string, group *socketGroup) (net.Listener, error) {
+// ErrBadSocketPath: Listen found at the socket path something it would be
+// harmful to remove (a regular file, a directory that is not empty, a
+// socket another process listens on), and left it alone. A stale socket or
+// an empty directory there is removed instead.
+var ErrBadSocketPath = errors.New("nrikit: socket path is in use")
+
+// Listen listens on a unix socket at path: the parent directory is created
+// 0700, what a crashed runtime or a test leaves there is removed, and the
+// socket is made accessible to its owner only, or also to group when one is
+// given.
+func Listen(path string, group *Group) (net.Listener, error) {
 	if err := prepareSocketDir(filepath.Dir(path), group); err != nil {
 		return nil, err
 	}
