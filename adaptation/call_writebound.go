@@ -28,10 +28,6 @@ type writeBounder interface {
 	boundWrites(t time.Time)
 }
 
-// boundWrites bounds the writes on the connection where nrikit calls the
-// plugin: only requests are written there, one call at a time.
-func (c *socketConn) boundWrites(t time.Time) { _ = c.calls.SetWriteDeadline(t) }
-
 // callBounded runs fn, which makes one call to p, with p's request writes
 // bounded by ctx's deadline; invoke gives every call one. A write cut short
 // there comes back marked errRequestCutShort.

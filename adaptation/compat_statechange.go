@@ -38,7 +38,7 @@ type containerRequest interface{ GetContainer() *api.Container }
 func callPlugin[Req, Rsp any](ctx context.Context, a *Adaptation, p *plugin, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp]) (Rsp, error) {
 	var none Rsp
 	req := out.req
-	fallback := policyOf(ev).stateChange && p.rev.stateChange
+	fallback := policyOf(ev).stateChange && p.rev.StateChange
 	if fallback && p.compat.stateChange.Load() {
 		return none, a.relayStateChange(ctx, p, ev, req)
 	}

@@ -13,7 +13,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/containerd/ttrpc"
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
+	"github.com/nrikit/nrikit/internal/pluginconn"
 )
 
 // connRevision is the revision a plugin connection speaks: that of the first
@@ -21,14 +24,14 @@ import (
 // is a protocol error that drops the plugin.
 type connRevision struct {
 	mu        sync.Mutex
-	rev       *revision
+	rev       *pluginconn.Revision
 	violation error
 	plugin    *plugin         // once attached
 	stopping  <-chan struct{} // closed when the runtime stops
 }
 
 // revision is the connection's revision, nil before RegisterPlugin.
-func (c *connRevision) revision() *revision {
+func (c *connRevision) revision() *pluginconn.Revision {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.rev
@@ -36,7 +39,7 @@ func (c *connRevision) revision() *revision {
 
 // claim fixes the connection's revision at the first RegisterPlugin, and
 // checks every later call against it.
-func (c *connRevision) claim(r *revision, method string, registering bool) error {
+func (c *connRevision) claim(r *pluginconn.Revision, method string, registering bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
@@ -47,7 +50,7 @@ func (c *connRevision) claim(r *revision, method string, registering bool) error
 		return nil
 	}
 	return fmt.Errorf("nrikit: plugin registered on revision %s called %s/%s; one connection speaks one revision",
-		c.rev.name, r.runtimeService, method)
+		c.rev.Name, r.RuntimeService, method)
 }
 
 // violated records a protocol error and returns the plugin to drop for it:
@@ -66,7 +69,7 @@ func (c *connRevision) violated(err error) *plugin {
 // revisionRuntime is the Runtime service of one revision on one connection.
 type revisionRuntime struct {
 	s   *runtimeService
-	rev *revision
+	rev *pluginconn.Revision
 }
 
 func (r revisionRuntime) RegisterPlugin(ctx context.Context, req *api.RegisterPluginRequest) (*api.Empty, error) {
@@ -95,6 +98,29 @@ func (r revisionRuntime) check(method string, registering bool) error {
 		go r.s.a.dropForProtocolError(p, err, r.s.rev.stopping)
 	}
 	return status.Error(codes.FailedPrecondition, err.Error())
+}
+
+// registerRuntimeServices serves every revision's Runtime service on one
+// plugin connection, each bound to its revision.
+func registerRuntimeServices(server *ttrpc.Server, rs *runtimeService) {
+	for _, r := range pluginconn.Revisions {
+		r.Register(server, revisionRuntime{s: rs, rev: r})
+	}
+}
+
+// speak sets the revision p's connection speaks; every log line of p names it.
+func (p *plugin) speak(r *pluginconn.Revision) {
+	p.rev = r
+	p.log = p.log.WithField("revision", r.Name)
+}
+
+// revisionName is the revision p speaks, "" for in-process plugins, which
+// speak none.
+func (p *plugin) revisionName() string {
+	if p.kind == nri.Builtin {
+		return ""
+	}
+	return p.rev.Name
 }
 
 // attach binds the registered plugin to its connection's Runtime service. It

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/pluginconn"
 )
 
 // runtimeService is our side of one plugin connection: the Runtime service
@@ -104,7 +105,7 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	}
 	defer s.a.updateCalls.leave()
 	var failed []*api.ContainerUpdate
-	byRuntime(func() { failed, err = s.a.updateFn(ctx, updates) })
+	pluginconn.ByRuntime(func() { failed, err = s.a.updateFn(ctx, updates) })
 	s.a.records.unsolicited(p.id, updates, failed)
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")

@@ -32,11 +32,11 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		}
 		return &PluginError{Plugin: candidateID(cand), Op: nri.PhaseRegister, Err: err}
 	}
-	joining := a.joining.begin(candidateID(cand), conn.pid(), nri.PhaseRegister)
+	joining := a.joining.begin(candidateID(cand), conn.PID(), nri.PhaseRegister)
 	defer joining.end()
-	reg, err := rs.await(ctx, a.opts.registration, conn.lost(), conn.unanswered)
+	reg, err := rs.await(ctx, a.opts.registration, conn.Lost(), conn.Unanswered)
 	if err != nil {
-		err = withExitStatus(withTrunkError(err, conn), conn)
+		err = withExitStatus(conn.WithTrunkError(err), conn)
 		conn.close()
 		return &PluginError{Plugin: refusedID(cand, reg), Op: nri.PhaseRegister, Err: err}
 	}
@@ -48,12 +48,12 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		kind, idx, name, config = nri.Preinstalled, cand.Index, cand.Name, cand.Config
 	}
 	rev := rs.rev.revision()
-	p := a.newPlugin(idx, name, kind, conn.service(rev), conn)
+	p := a.newPlugin(idx, name, kind, conn.Service(rev), conn)
 	p.speak(rev)
 	p.config = config
 	p.arrived = arrived
 	p.joining = joining
-	conn.registered(p.log)
+	conn.Registered(p.log)
 	if err := rs.attach(p); err != nil {
 		return a.abandon(p, nri.PhaseRegister, err)
 	}
@@ -142,7 +142,7 @@ func (a *Adaptation) configure(ctx context.Context, p *plugin) error {
 		return err
 	}
 	p.events = events
-	p.policy, p.policyFrom = a.effectivePolicy(p, p.rev.declaredPolicy(rsp))
+	p.policy, p.policyFrom = a.effectivePolicy(p, p.rev.DeclaredPolicy(rsp))
 	return a.admitByBudget(p)
 }
 

@@ -41,6 +41,6 @@ func (a *Adaptation) refuse(ctx context.Context, trunk net.Conn, why error) {
 			return
 		}
 		defer conn.close()
-		_, _ = rs.await(ctx, refusalGrace, conn.lost(), conn.unanswered)
+		_, _ = rs.await(ctx, refusalGrace, conn.Lost(), conn.Unanswered)
 	}()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/panics"
+	"github.com/nrikit/nrikit/internal/pluginconn"
 	"github.com/nrikit/nrikit/internal/ratelog"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
@@ -73,7 +74,7 @@ type plugin struct {
 	closed       chan struct{}
 	closeOnce    sync.Once
 	compat       compatState
-	rev          *revision                    // the protocol revision it speaks
+	rev          *pluginconn.Revision         // the protocol revision it speaks
 	violation    atomic.Pointer[error]        // the protocol error that dropped it
 	panicked     atomic.Pointer[panics.Error] // the panic a call to it caused
 	log          *logrus.Entry
@@ -108,7 +109,7 @@ func newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn tran
 		busy:         make(chan struct{}, 1),
 		joinReported: make(chan struct{}),
 		closed:       make(chan struct{}),
-		rev:          revV1alpha1,
+		rev:          pluginconn.V1alpha1,
 		timeout:      DefaultRequestTimeout, // the runtime's, from its handshake (applySettings)
 		timeoutFrom:  FromDefault,
 		policyFrom:   FromDefault,

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/utf8check"
 	"github.com/nrikit/nrikit/internal/wasmhost"
 )
 
@@ -44,8 +45,8 @@ func callGuest[Rsp any, P interface {
 	}
 	rsp := P(new(Rsp))
 	if err := proto.Unmarshal(out, rsp); err != nil {
-		if isInvalidUTF8(err) {
-			if named := checkEncoding("reply", out, rsp.ProtoReflect().Descriptor()); named != nil {
+		if utf8check.IsDecodeError(err) {
+			if named := utf8check.Check("reply", out, rsp.ProtoReflect().Descriptor()); named != nil {
 				return nil, named
 			}
 		}

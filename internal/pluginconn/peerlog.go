@@ -2,7 +2,7 @@
 
 // Rate-limited reports of a peer's protocol violations.
 
-package adaptation
+package pluginconn
 
 import (
 	"fmt"

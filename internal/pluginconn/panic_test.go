@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package adaptation
+package pluginconn
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // around the plugin's call raises it again rather than carry on with the
 // runtime's lock in an unknown state.
 func TestRuntimePanicIsRaisedAgain(t *testing.T) {
-	c := &socketConn{}
+	c := &Conn{}
 	defer func() {
 		if v := recover(); v != "runtime bug" {
 			t.Errorf("recovered %v, want the runtime's own panic", v)
@@ -21,7 +21,7 @@ func TestRuntimePanicIsRaisedAgain(t *testing.T) {
 	}()
 	_, _ = c.recoverServed(context.Background(), nil, &ttrpc.UnaryServerInfo{FullMethod: "/Runtime/UpdateContainers"},
 		func(context.Context, func(any) error) (any, error) {
-			byRuntime(func() { panic("runtime bug") })
+			ByRuntime(func() { panic("runtime bug") })
 			return nil, nil
 		})
 	t.Error("the runtime's panic was swallowed")

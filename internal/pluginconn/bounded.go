@@ -2,7 +2,7 @@
 
 // Bounding the requests one plugin connection has pending (MaxPendingPluginCalls).
 
-package adaptation
+package pluginconn
 
 import (
 	"fmt"

@@ -2,7 +2,7 @@
 
 //go:build unix
 
-package adaptation
+package pluginconn
 
 import (
 	"context"
@@ -37,19 +37,14 @@ func FuzzPluginConnection(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		runtimeEnd, peer := sockpair.Conns(t)
-		opts := defaultOptions()
 		quiet := logrus.New()
 		quiet.SetOutput(io.Discard)
-		opts.logger = logrus.NewEntry(quiet)
-		c, err := dialSocketConn(runtimeEnd, nil, newRuntimeService(nil, true), &opts, nri.Unregistered)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := dialForTest(t, runtimeEnd, logrus.NewEntry(quiet), nri.Unregistered)
 		drained := make(chan struct{})
 		go func() { defer close(drained); _, _ = io.Copy(io.Discard, peer) }()
 		ctx, cancel := context.WithCancel(context.Background())
 		called := make(chan struct{})
-		go func() { defer close(called); _, _ = c.service(revV1alpha1).Configure(ctx, &api.ConfigureRequest{}) }()
+		go func() { defer close(called); _, _ = c.Service(V1alpha1).Configure(ctx, &api.ConfigureRequest{}) }()
 
 		for len(data) >= 3 {
 			id, n := uint32(data[0]&3), int(binary.BigEndian.Uint16(data[1:3]))
@@ -69,7 +64,7 @@ func FuzzPluginConnection(f *testing.F) {
 		waitGuardClosed(t, c.calls, "plugin service")
 		cancel()
 		<-called
-		c.close()
+		c.Close()
 		peer.Close()
 		<-drained
 	})

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package adaptation
+package pluginconn
 
 import (
 	"context"
@@ -9,13 +9,32 @@ import (
 	"testing"
 
 	"github.com/containerd/ttrpc"
+	"github.com/sirupsen/logrus"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/nrikit/nrikit/api"
 )
 
+// emptyRuntime serves the runtime's calls, answering each with nothing.
 type emptyRuntime struct{}
+
+// registerEmpty serves emptyRuntime as every revision's Runtime service.
+func registerEmpty(server *ttrpc.Server) {
+	for _, r := range Revisions {
+		r.Register(server, emptyRuntime{})
+	}
+}
+
+// dialForTest is Dial of trunk serving emptyRuntime.
+func dialForTest(t testing.TB, trunk net.Conn, log *logrus.Entry, name string) *Conn {
+	t.Helper()
+	c, err := Dial(trunk, Config{Register: registerEmpty, Log: log, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 func (emptyRuntime) RegisterPlugin(context.Context, *api.RegisterPluginRequest) (*api.Empty, error) {
 	return &api.Empty{}, nil
@@ -32,10 +51,10 @@ func TestServedMethodsAreRegistered(t *testing.T) {
 	if len(runtimeCalls) != iface.NumMethod() {
 		t.Errorf("runtimeCalls lists %d calls, api.RuntimeService has %d", len(runtimeCalls), iface.NumMethod())
 	}
-	for _, r := range revisions {
+	for _, r := range Revisions {
 		for i := range iface.NumMethod() {
-			if name := iface.Method(i).Name; !servesRuntime(r.runtimeService, name) {
-				t.Errorf("%s.%s is not listed as served", r.runtimeService, name)
+			if name := iface.Method(i).Name; !servesRuntime(r.RuntimeService, name) {
+				t.Errorf("%s.%s is not listed as served", r.RuntimeService, name)
 			}
 		}
 	}
@@ -47,8 +66,8 @@ func TestServedMethodsAreRegistered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range revisions {
-		r.register(server, emptyRuntime{})
+	for _, r := range Revisions {
+		r.Register(server, emptyRuntime{})
 	}
 	l, err := net.Listen("unix", t.TempDir()+"/s")
 	if err != nil {
@@ -61,11 +80,11 @@ func TestServedMethodsAreRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := ttrpc.NewClient(conn)
-	for _, r := range revisions {
+	for _, r := range Revisions {
 		for method := range runtimeCalls {
-			err := client.Call(context.Background(), r.runtimeService, method, &api.Empty{}, &api.Empty{})
+			err := client.Call(context.Background(), r.RuntimeService, method, &api.Empty{}, &api.Empty{})
 			if status.Code(err) == codes.Unimplemented {
-				t.Errorf("%s.%s is listed as served but is not registered: %v", r.runtimeService, method, err)
+				t.Errorf("%s.%s is listed as served but is not registered: %v", r.RuntimeService, method, err)
 			}
 		}
 	}

@@ -2,7 +2,7 @@
 
 // Refusing an UpdateContainers call with more updates than MaxUnsolicitedUpdates, before decoding it.
 
-package adaptation
+package pluginconn
 
 import (
 	"context"

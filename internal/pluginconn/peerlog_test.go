@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package adaptation
+package pluginconn
 
 import (
 	"encoding/binary"
@@ -22,15 +22,14 @@ import (
 )
 
 // TestViolationsNameThePeer: before registration a violation names the
-// plugin as dialSocketConn was told (a launched plugin's file name), after
+// plugin as Dial was told (a launched plugin's file name), after
 // it the registered plugin, and the summary of suppressed lines comes when
 // the connection closes.
 func TestViolationsNameThePeer(t *testing.T) {
 	runtimeEnd, peer := net.Pipe()
 	logger, hook := logtest.NewNullLogger()
-	opts := defaultOptions()
-	opts.logger = logrus.NewEntry(logger)
-	c, err := dialSocketConn(runtimeEnd, nil, newRuntimeService(nil, true), &opts, "10-launched")
+	entry := logrus.NewEntry(logger)
+	c, err := Dial(runtimeEnd, Config{Register: registerEmpty, Log: entry, Name: "10-launched"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +63,7 @@ func TestViolationsNameThePeer(t *testing.T) {
 	if got := waitEntries(1)[0].Data["plugin"]; got != "10-launched" {
 		t.Errorf("before registration the line names %v", got)
 	}
-	c.registered(opts.logger.WithField("plugin", "10-registered"))
+	c.Registered(entry.WithField("plugin", "10-registered"))
 	for i := range violationBurst + 5 {
 		if _, err := peer.Write(dataMessage(uint32(3 + 2*i))); err != nil {
 			t.Fatal(err)
@@ -83,7 +82,7 @@ func TestViolationsNameThePeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { _, _ = io.Copy(io.Discard, peer) }()
-	c.close()
+	c.Close()
 	peer.Close()
 	last := lastOwnLine(hook.AllEntries())
 	if last == nil || last.Data["suppressed"] != 6 || last.Data["plugin"] != "10-registered" {
