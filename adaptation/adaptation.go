@@ -15,6 +15,7 @@ import (
 
 	"github.com/nrikit/nrikit"
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/admission"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
 
@@ -95,12 +96,15 @@ type Adaptation struct {
 	deprecations deprecations
 	lifecycle    lifecycle
 	changes      changeFeed
-	admission    *admission    // external connections registering
 	refusals     chan struct{} // refused connections being answered (join_refusal.go)
 	syncBackoff  *syncBackoff
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 	readiness    readinessTracker
 	budget       budgetLedger // plugins admitted by budget, not joined yet
+
+	// Who may join now (internal/admission).
+	admission *admission.Admission // external connections registering
+	joinLogs  *admission.LogLimits // lines about connections refused or failed before joining
 
 	joining joiningSet       // plugins in their handshake, for Status
 	records containerRecords // who changed which container (ContainerRecord)
@@ -143,6 +147,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		opts:           o,
 		log:            o.logger,
 		admission:      newAdmission(),
+		joinLogs:       admission.NewLogLimits(),
 		refusals:       make(chan struct{}, maxRefusalsAnswered),
 		syncBackoff:    newSyncBackoff(),
 	}

@@ -203,5 +203,5 @@ package adaptation
 //	wasm*          WASM plugins
 //
 // The pieces that use nothing else here are internal packages:
-// internal/accept, internal/ratelog, internal/syncx, and internal/wasmhost's
-// SharedCache.
+// internal/accept, internal/admission, internal/ratelog, internal/syncx, and
+// internal/wasmhost's SharedCache.

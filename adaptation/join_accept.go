@@ -61,7 +61,7 @@ func (a *Adaptation) acceptLoop(ctx context.Context, l net.Listener) {
 // refused: its process has its share of places, or every place is held by
 // a plugin joining.
 func (a *Adaptation) logRefusedConnection(pid int) {
-	log, ok := a.admission.refusedLog.AllowEntry(a.log)
+	log, ok := a.joinLogs.Refused.AllowEntry(a.log)
 	if !ok {
 		return
 	}

@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// The bounds on connections registering at once, and the log limits of their refusals.
+// The bounds on connections registering at once, and how a connection over them is refused.
 
 package adaptation
 
 import (
 	"errors"
-	"time"
 
-	"github.com/nrikit/nrikit/internal/accept"
-	"github.com/nrikit/nrikit/internal/ratelog"
+	"github.com/nrikit/nrikit/internal/admission"
 )
 
 // Bounds on external connections in their handshake (until the plugin has
@@ -37,27 +35,12 @@ var ErrTooManyRegistering = errors.New("nrikit: too many plugin connections regi
 var errEvicted = errors.New("nrikit: closed before registering, to make room for a newer connection: " +
 	"too many connections were registering at once")
 
-// admission counts connections that have not registered (accept.Admission,
-// within the bounds above) and limits the log lines about them.
-type admission struct {
-	*accept.Admission
-	// refusedLog, unregisteredLog and namedLog bound, across all peers, the
-	// lines about refused connections, about connections that failed
-	// before naming a valid plugin, and about those refused under a valid
-	// name (an ID the runtime's own plugin holds, a sync back-off): each
-	// connection is new, so no per-connection limit holds a flood of them
-	// back, and a flood of one kind does not hide the other.
-	refusedLog, unregisteredLog, namedLog *ratelog.Limiter
-}
-
-func newAdmission() *admission {
-	return &admission{
-		Admission: accept.NewAdmission(accept.Bounds{
-			Total:   MaxRegisteringConnections,
-			PerPID:  MaxRegisteringConnectionsPerPID,
-			Refused: ErrTooManyRegistering,
-		}),
-		refusedLog:      ratelog.New(10, 10*time.Second),
-		unregisteredLog: ratelog.New(10, 10*time.Second),
-		namedLog:        ratelog.New(10, 10*time.Second)}
+// newAdmission counts connections that have not registered, within the
+// bounds above.
+func newAdmission() *admission.Admission {
+	return admission.NewAdmission(admission.Bounds{
+		Total:   MaxRegisteringConnections,
+		PerPID:  MaxRegisteringConnectionsPerPID,
+		Refused: ErrTooManyRegistering,
+	})
 }

@@ -43,9 +43,9 @@ func (a *Adaptation) reportJoinFailure(ctx context.Context, kind nri.Kind, pid i
 func (a *Adaptation) logJoinFailed(change PluginChange, err error) {
 	log := withStack(a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason}), err)
 	if change.Kind == KindExternal && (change.Phase == "" || change.Phase == nri.PhaseRegister) {
-		limit := a.admission.unregisteredLog
+		limit := a.joinLogs.Unregistered
 		if change.Plugin != nri.Unregistered {
-			limit = a.admission.namedLog
+			limit = a.joinLogs.Named
 		}
 		var ok bool
 		if log, ok = limit.AllowEntry(log); !ok {

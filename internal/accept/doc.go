@@ -4,6 +4,7 @@
 // connections without trusting them: listening on a unix socket path
 // without removing anything there but a stale socket (Listen), the group an
 // operator grants access to it (Group), a listener that serves one
-// connection already open, the connecting process's pid where the OS tells it, and the
-// count of connections registering at once, in all and per process.
+// connection already open, and the connecting process's pid where the OS
+// tells it. Which connections may stay while they register is
+// internal/admission's.
 package accept

@@ -2,7 +2,7 @@
 
 // Counting connections registering at once, in all and per process.
 
-package accept
+package admission
 
 import (
 	"fmt"

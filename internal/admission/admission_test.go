@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package accept
+// Tests of the places of connections registering at once.
+
+package admission
 
 import (
 	"errors"
