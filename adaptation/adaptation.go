@@ -96,7 +96,6 @@ type Adaptation struct {
 	deprecations deprecations
 	lifecycle    lifecycle
 	changes      changeFeed
-	refusals     chan struct{} // refused connections being answered (join_refusal.go)
 	syncBackoff  *syncBackoff
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 	readiness    readinessTracker
@@ -105,6 +104,7 @@ type Adaptation struct {
 	// Who may join now (internal/admission).
 	admission *admission.Admission // external connections registering
 	joinLogs  *admission.LogLimits // lines about connections refused or failed before joining
+	refusals  *admission.Refusals  // refused connections being answered (join_refusal.go)
 
 	joining joiningSet       // plugins in their handshake, for Status
 	records containerRecords // who changed which container (ContainerRecord)
@@ -148,7 +148,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		log:            o.logger,
 		admission:      newAdmission(),
 		joinLogs:       admission.NewLogLimits(),
-		refusals:       make(chan struct{}, maxRefusalsAnswered),
+		refusals:       admission.NewRefusals(admission.MaxRefusalsAnswered),
 		syncBackoff:    newSyncBackoff(),
 	}
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}

@@ -11,27 +11,20 @@ import (
 	"github.com/nrikit/nrikit/internal/nri"
 )
 
-// maxRefusalsAnswered bounds the refused connections that are answered at
-// once; beyond it a refused connection is closed without a word, so that a
-// flood of connections costs no more than this many in their short wait.
-const maxRefusalsAnswered = 16
-
 // refuse answers the RegisterPlugin of a connection that admission refused
 // with why, then closes it: a plugin author who starts too many plugins from
 // one process hears which bound it hit, not just "connection closed". The
 // peer has refusalGrace to call RegisterPlugin, and as long again to read
 // the reply and hang up.
 func (a *Adaptation) refuse(ctx context.Context, trunk net.Conn, why error) {
-	select {
-	case a.refusals <- struct{}{}:
-	default:
+	if !a.refusals.TryAcquire() { // beyond admission.MaxRefusalsAnswered: closed without a word
 		_ = trunk.Close()
 		return
 	}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		defer func() { <-a.refusals }()
+		defer a.refusals.Release()
 		rs := newRuntimeService(a, true)
 		rs.refusal = why
 		rs.rev.stopping = ctx.Done()
