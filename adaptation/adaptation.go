@@ -96,15 +96,15 @@ type Adaptation struct {
 	deprecations deprecations
 	lifecycle    lifecycle
 	changes      changeFeed
-	syncBackoff  *syncBackoff
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 	readiness    readinessTracker
 	budget       budgetLedger // plugins admitted by budget, not joined yet
 
 	// Who may join now (internal/admission).
-	admission *admission.Admission // external connections registering
-	joinLogs  *admission.LogLimits // lines about connections refused or failed before joining
-	refusals  *admission.Refusals  // refused connections being answered (join_refusal.go)
+	admission   *admission.Admission   // external connections registering
+	joinLogs    *admission.LogLimits   // lines about connections refused or failed before joining
+	refusals    *admission.Refusals    // refused connections being answered (join_refusal.go)
+	syncBackoff *admission.SyncBackoff // plugins that timed out synchronizing
 
 	joining joiningSet       // plugins in their handshake, for Status
 	records containerRecords // who changed which container (ContainerRecord)
@@ -149,7 +149,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		admission:      newAdmission(),
 		joinLogs:       admission.NewLogLimits(),
 		refusals:       admission.NewRefusals(admission.MaxRefusalsAnswered),
-		syncBackoff:    newSyncBackoff(),
+		syncBackoff:    admission.NewSyncBackoff(),
 	}
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
 	a.changes.fn, a.changes.log = o.changes, o.logger

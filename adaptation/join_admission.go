@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// The bounds on connections registering at once, and how a connection over them is refused.
+// Admission's public side: the bounds on connections registering at once, and ErrSyncBackoff.
 
 package adaptation
 
@@ -29,6 +29,10 @@ const (
 // in its RegisterPlugin reply, whose error text names the bound, when the
 // peer gets as far as calling it.
 var ErrTooManyRegistering = errors.New("nrikit: too many plugin connections registering at once")
+
+// ErrSyncBackoff: an external plugin registered again too soon after its
+// synchronization timed out.
+var ErrSyncBackoff = admission.ErrSyncBackoff
 
 // errEvicted ends a connection that had not registered when all places were
 // taken and a newer one came.

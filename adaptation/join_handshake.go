@@ -68,7 +68,7 @@ func (a *Adaptation) mayRegister(id string) error {
 	if err := a.registry.checkID(id); err != nil {
 		return err
 	}
-	return a.syncBackoff.check(id)
+	return a.syncBackoff.Check(id)
 }
 
 // handshake configures and synchronizes a registered plugin, and makes it
@@ -94,7 +94,7 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	synchronized()
 	if err != nil {
 		if p.kind == nri.External && errors.Is(err, ErrPluginTimeout) {
-			a.syncBackoff.timedOut(p.id)
+			a.syncBackoff.TimedOut(p.id)
 		}
 		return a.abandon(p, nri.PhaseSynchronize, err)
 	}

@@ -199,7 +199,7 @@ func (r *readinessTracker) storyLocked(name string) MissingPlugin {
 	if !ok {
 		return MissingPlugin{State: MissingNeverConnected}
 	}
-	if until := r.a.syncBackoff.until(m.Plugin); until.After(time.Now()) {
+	if until := r.a.syncBackoff.Until(m.Plugin); until.After(time.Now()) {
 		m.State, m.BackoffUntil = MissingSyncBackoff, until
 	}
 	return m

@@ -2,7 +2,8 @@
 
 // Package admission decides who may join now: it owns the places of the
 // connections registering at once, in all and per process ([Admission]),
-// the slots of the refused connections being answered ([Refusals]), and the
+// the slots of the refused connections being answered ([Refusals]), the
+// back-off of plugins that timed out synchronizing ([SyncBackoff]), and the
 // limits of the log lines about connections refused or failed before
 // joining ([LogLimits]).
 //

@@ -2,7 +2,7 @@
 
 // The back-off of plugins that timed out synchronizing (ErrSyncBackoff).
 
-package adaptation
+package admission
 
 import (
 	"errors"
@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// A plugin synchronizes while events wait (see synchronizeAndJoin), so one
-// that lets its Synchronize time out holds every event back for the sync
-// timeout; reconnecting in a loop, it would do so again and again. After
+// A plugin synchronizes while events wait (adaptation's synchronizeAndJoin),
+// so one that lets its Synchronize time out holds every event back for the
+// sync timeout; reconnecting in a loop, it would do so again and again. After
 // such a timeout, that index and name may not register again for a while,
 // doubling with each timeout that comes within syncBackoffMax of the last.
 // Joining in between does not reset it: a plugin could otherwise join for a
@@ -26,10 +26,12 @@ const (
 )
 
 // ErrSyncBackoff: an external plugin registered again too soon after its
-// synchronization timed out.
+// synchronization timed out. adaptation re-exports it.
 var ErrSyncBackoff = errors.New("nrikit: plugin timed out synchronizing; refused until its back-off ends")
 
-type syncBackoff struct {
+// SyncBackoff remembers the plugins that timed out synchronizing, by ID,
+// and until when each may not register.
+type SyncBackoff struct {
 	mu    sync.Mutex
 	now   func() time.Time
 	byID  map[string]backoffEntry
@@ -42,12 +44,13 @@ type backoffEntry struct {
 	next  time.Duration
 }
 
-func newSyncBackoff() *syncBackoff {
-	return &syncBackoff{now: time.Now, byID: map[string]backoffEntry{}}
+// NewSyncBackoff returns a SyncBackoff that remembers no timeout yet.
+func NewSyncBackoff() *SyncBackoff {
+	return &SyncBackoff{now: time.Now, byID: map[string]backoffEntry{}}
 }
 
-// timedOut starts or lengthens id's back-off.
-func (b *syncBackoff) timedOut(id string) {
+// TimedOut starts or lengthens id's back-off.
+func (b *SyncBackoff) TimedOut(id string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.now()
@@ -64,15 +67,15 @@ func (b *syncBackoff) timedOut(id string) {
 	b.byID[id] = e
 }
 
-func (b *syncBackoff) evictLocked() {
+func (b *SyncBackoff) evictLocked() {
 	for len(b.order) > syncBackoffKept {
 		delete(b.byID, b.order[0])
 		b.order = b.order[1:]
 	}
 }
 
-// check says why id may not register now, nil if it may.
-func (b *syncBackoff) check(id string) error {
+// Check says why id may not register now, nil if it may.
+func (b *SyncBackoff) Check(id string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e, ok := b.byID[id]
@@ -85,8 +88,8 @@ func (b *syncBackoff) check(id string) error {
 	return nil
 }
 
-// until is when id's back-off ends; zero if it has none.
-func (b *syncBackoff) until(id string) time.Time {
+// Until is when id's back-off ends; zero if it has none.
+func (b *SyncBackoff) Until(id string) time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.byID[id].until
