@@ -98,13 +98,13 @@ type Adaptation struct {
 	changes      changeFeed
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 	readiness    readinessTracker
-	budget       budgetLedger // plugins admitted by budget, not joined yet
 
 	// Who may join now (internal/admission).
-	admission   *admission.Admission   // external connections registering
-	joinLogs    *admission.LogLimits   // lines about connections refused or failed before joining
-	refusals    *admission.Refusals    // refused connections being answered (join_refusal.go)
-	syncBackoff *admission.SyncBackoff // plugins that timed out synchronizing
+	admission   *admission.Admission       // external connections registering
+	joinLogs    *admission.LogLimits       // lines about connections refused or failed before joining
+	refusals    *admission.Refusals        // refused connections being answered (join_refusal.go)
+	syncBackoff *admission.SyncBackoff     // plugins that timed out synchronizing
+	budget      *admission.Budget[*plugin] // the event budget's checks, and plugins admitted by it, not joined yet
 
 	joining joiningSet       // plugins in their handshake, for Status
 	records containerRecords // who changed which container (ContainerRecord)
@@ -151,6 +151,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 		refusals:       admission.NewRefusals(admission.MaxRefusalsAnswered),
 		syncBackoff:    admission.NewSyncBackoff(),
 	}
+	a.budget = newBudget(&o, &a.registry)
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
 	a.changes.fn, a.changes.log = o.changes, o.logger
 	a.lifecycle.init()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/admission"
 )
 
 // DefaultDeadlineReserve is the time an event with a deadline leaves to the
@@ -146,20 +147,11 @@ func (a *Adaptation) reservedFor(d eventDeadline, ev api.Event, g *sandboxGate, 
 	return reserved
 }
 
-// slowestTimeout is the longest own timeout of plugins, 0 if none.
-func slowestTimeout(plugins []*plugin) time.Duration {
-	var slowest time.Duration
-	for _, p := range plugins {
-		slowest = max(slowest, p.timeout)
-	}
-	return slowest
-}
-
 // withValidators is a CreateContainer's D with the slowest of its
 // validators' timeouts set aside after the fan-out.
 func (d eventDeadline) withValidators(validators []*plugin) eventDeadline {
 	if d.set() {
-		d.tail = slowestTimeout(validators)
+		d.tail = admission.SlowestTimeout(validators)
 	}
 	return d
 }

@@ -87,7 +87,7 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	if err := a.configure(ctx, p); err != nil {
 		return a.abandon(p, nri.PhaseConfigure, err)
 	}
-	defer a.budget.settle(p) // joined or failed: no longer pending
+	defer a.budget.Settle(p) // joined or failed: no longer pending
 	p.joining.enter(p.id, nri.PhaseSynchronize)
 	synchronized := a.readiness.synchronizing(p)
 	err := a.synchronizeAndJoin(ctx, p)
@@ -143,7 +143,7 @@ func (a *Adaptation) configure(ctx context.Context, p *plugin) error {
 	}
 	p.events = events
 	p.policy, p.policyFrom = a.effectivePolicy(p, p.rev.DeclaredPolicy(rsp))
-	return a.admitByBudget(p)
+	return a.budget.Admit(p, p.log)
 }
 
 // watch drops the plugin when its connection is lost while idle.

@@ -117,7 +117,9 @@ func (a *Adaptation) reportJoined(p *plugin) {
 // reportLeft reports that p, which had joined, is gone.
 func (a *Adaptation) reportLeft(p *plugin, phase, reason string) {
 	<-p.joinReported
-	a.budgetAfterLeave(p, reason)
+	if reason != ReasonReplaced { // its successor was checked against the budget as it joined
+		a.budget.Left(p.log)
+	}
 	change := changeOf(PluginLeft, p, phase, reason)
 	change.Output = p.conn.output()
 	a.readiness.left(p, phase, reason)

@@ -121,6 +121,12 @@ func newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn tran
 
 func (p *plugin) subscribed(e api.Event) bool { return p.events.Has(e) }
 
+// ID, Takes and Timeout are what internal/admission asks of a plugin
+// (admission.Plugin).
+func (p *plugin) ID() string             { return p.id }
+func (p *plugin) Takes(e api.Event) bool { return p.subscribed(e) }
+func (p *plugin) Timeout() time.Duration { return p.timeout }
+
 // inProcess tells whether the plugin runs in the runtime's process, where
 // the call's own deadline is passed on for it (withOwnDeadline).
 func (p *plugin) inProcess() bool { return p.kind == nri.Builtin || p.kind == nri.WASM }

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/admission"
 )
 
 // maxReadinessWaiters bounds the pods waiting at once; beyond it a pod
@@ -124,7 +125,7 @@ func (a *Adaptation) awaitBound(ctx context.Context, start time.Time) (time.Time
 	wait := a.readiness.opts.wait
 	bound, why := start.Add(wait), "waited "+wait.String()
 	if d, ok := ctx.Deadline(); ok {
-		room := a.opts.deadlineReserve + worstCase(api.Event_RUN_POD_SANDBOX, a.registry.snapshot())
+		room := a.opts.deadlineReserve + admission.WorstCase(api.Event_RUN_POD_SANDBOX, a.registry.snapshot())
 		if end := d.Add(-room); end.Before(bound) {
 			bound, why = end, "the caller's deadline less "+room.String()+" for RunPodSandbox's plugins and deadline_reserve"
 		}

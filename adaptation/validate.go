@@ -12,21 +12,11 @@ import (
 	"sync"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/admission"
 )
 
 // validators lists the plugins that validate a creation, nil if none.
-func (a *Adaptation) validators() []*plugin { return validatorsAmong(a.registry.snapshot()) }
-
-// validatorsAmong lists the validators of plugins, in order.
-func validatorsAmong(plugins []*plugin) []*plugin {
-	var validators []*plugin
-	for _, p := range plugins {
-		if p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT) {
-			validators = append(validators, p)
-		}
-	}
-	return validators
-}
+func (a *Adaptation) validators() []*plugin { return admission.ValidatorsAmong(a.registry.snapshot()) }
 
 // validate asks the default validator and every validator plugin (the
 // validators listed as the creation began), all at once, to approve the
