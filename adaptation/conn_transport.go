@@ -69,7 +69,7 @@ func (c socketConn) close()                               { c.Close() }
 func (c socketConn) stop(ctx context.Context) error       { return c.Stop(ctx) }
 func (c socketConn) pid() int                             { return c.PID() }
 func (c socketConn) exitStatus(wait time.Duration) string { return c.ExitStatus(wait) }
-func (c socketConn) output() []OutputLine                 { return outputOf(c.Process(), exitGrace) }
+func (c socketConn) output() []OutputLine                 { return outputLines(c.Process().LastLines(exitGrace)) }
 func (c socketConn) abandonCalls()                        { c.AbandonCalls() }
 func (c socketConn) boundWrites(t time.Time)              { c.BoundWrites(t) }
 func (c socketConn) panicOf() *panics.Error               { return c.PanicOf() }

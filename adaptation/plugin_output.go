@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Capturing a launched plugin's stdout and stderr (PluginOutput).
+// A launched plugin's stdout and stderr: the settings (PluginOutput), wired to internal/launch's capture.
 
 package adaptation
 
 import (
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/nrikit/nrikit/internal/launch"
-	"github.com/nrikit/nrikit/internal/ratelog"
-	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // PluginOutput says what nrikit does with what pre-installed plugins write
@@ -37,8 +33,9 @@ const (
 // Bounds of what a plugin's output costs: per plugin, at most
 // OutputKeepLines lines and OutputKeepBytes are kept, a line is cut at
 // OutputMaxLineBytes, and PluginOutputLog logs at most OutputLogBurst lines
-// per OutputLogWindow. The pipes are always read to their end, so a plugin
-// never blocks on its output, whatever it writes.
+// per OutputLogWindow (launch.LogBurst and launch.LogWindow). The pipes are
+// always read to their end, so a plugin never blocks on its output,
+// whatever it writes.
 const (
 	OutputKeepLines    = launch.KeepLines
 	OutputKeepBytes    = launch.KeepBytes
@@ -62,49 +59,12 @@ func WithPluginOutput(o PluginOutput) Option {
 // startProcess starts a pre-installed plugin with its output handled as the
 // runtime chose.
 func (a *Adaptation) startProcess(c launch.Candidate) (*launch.Process, error) {
-	switch a.opts.pluginOutput {
-	case PluginOutputDiscard:
-		return launch.Start(c)
-	case PluginOutputKeep:
-		return launch.StartCapturing(c, launch.NewOutput(nil))
-	default:
-		return launch.StartCapturing(c, launch.NewOutput(newOutputLog(a.log.WithField("plugin", c.ID()))))
-	}
+	return launch.StartWithOutput(c, launch.OutputMode(a.opts.pluginOutput), a.log.WithField("plugin", c.ID()))
 }
 
-// outputLog logs a plugin's lines, rate-limited.
-type outputLog struct {
-	log   *logrus.Entry
-	limit *ratelog.Limiter
-}
-
-func newOutputLog(log *logrus.Entry) *outputLog {
-	return &outputLog{log: log, limit: ratelog.New(OutputLogBurst, OutputLogWindow)}
-}
-
-func (o *outputLog) Line(l launch.Line) {
-	if log, ok := o.limit.AllowEntry(o.log); ok {
-		log.WithField("stream", l.Stream).Info(l.Text)
-	}
-}
-
-// End says how many lines the rate dropped since the last one logged.
-func (o *outputLog) End() {
-	if n := o.limit.Flush(); n > 0 {
-		o.log.WithField("suppressed", n).Warn("nrikit: plugin output lines dropped from the log (over the rate)")
-	}
-}
-
-// outputOf returns the last lines proc wrote. Once it has exited, it waits
-// up to wait for them to be read to their end.
-func outputOf(proc *launch.Process, wait time.Duration) []OutputLine {
-	if proc == nil || proc.Output() == nil {
-		return nil
-	}
-	if syncx.Closed(proc.Exited()) {
-		syncx.Within(proc.Drained(), wait)
-	}
-	lines := proc.Output().Lines()
+// outputLines is a launched plugin's last lines as PluginChange.Output
+// shows them, nil if none.
+func outputLines(lines []launch.Line) []OutputLine {
 	if len(lines) == 0 {
 		return nil
 	}

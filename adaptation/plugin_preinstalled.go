@@ -72,6 +72,6 @@ func (a *Adaptation) launch(ctx context.Context, c launch.Candidate) {
 // it wrote.
 func (a *Adaptation) processJoinFailed(ctx context.Context, proc *launch.Process, err error) {
 	if err != nil {
-		a.reportJoinFailure(ctx, nri.Preinstalled, proc.Pid(), err, outputOf(proc, exitGrace))
+		a.reportJoinFailure(ctx, nri.Preinstalled, proc.Pid(), err, outputLines(proc.LastLines(exitGrace)))
 	}
 }

@@ -170,6 +170,20 @@ func (p *Process) finishOutput() {
 // go to the null device.
 func (p *Process) Output() *Output { return p.output }
 
+// LastLines returns the last lines the plugin wrote, nil if none, if its
+// output is not captured, or if p is nil (a plugin not launched). Once the
+// plugin has exited, it waits up to wait for the output to be read to its
+// end, so that a crashed plugin's last words are in.
+func (p *Process) LastLines(wait time.Duration) []Line {
+	if p == nil || p.output == nil {
+		return nil
+	}
+	if syncx.Closed(p.Exited()) {
+		syncx.Within(p.Drained(), wait)
+	}
+	return p.output.Lines()
+}
+
 // Drained is closed once the plugin has exited and its output has been read
 // to its end or abandoned (OutputGrace after the exit): from then on the
 // Process runs no goroutine.

@@ -42,17 +42,23 @@ func startChild(t *testing.T, mode string) (*Process, Candidate) {
 // killed when the test ends.
 func startOnly(t *testing.T, dir string, out *Output) (*Process, Candidate) {
 	t.Helper()
+	return startOnlyWith(t, dir, func(c Candidate) (*Process, error) { return StartCapturing(c, out) })
+}
+
+// startOnlyWith is startOnly starting the plugin with start.
+func startOnlyWith(t *testing.T, dir string, start func(Candidate) (*Process, error)) (*Process, Candidate) {
+	t.Helper()
 	found, skipped, err := Discover(dir, "")
 	if err != nil || len(found) != 1 || len(skipped) != 0 {
 		t.Fatalf("Discover: found %v, skipped %v, %v", found, skipped, err)
 	}
-	p, err := StartCapturing(found[0], out)
+	p, err := start(found[0])
 	// A test that has just written its plugin file races with forks in
 	// parallel tests: until such a child execs, it holds the file open
 	// for writing, and exec fails with ETXTBSY (go.dev/issue/22315).
 	// Installed plugins are not being written as the runtime starts them.
 	for deadline := time.Now().Add(waitLimit); errors.Is(err, syscall.ETXTBSY) && time.Now().Before(deadline); {
-		p, err = StartCapturing(found[0], out)
+		p, err = start(found[0])
 	}
 	if err != nil {
 		t.Fatalf("Start: %v", err)
