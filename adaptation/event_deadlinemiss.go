@@ -137,5 +137,5 @@ func uncalledAtDeadline(ev api.Event, plugins []*plugin) *eventDeadlineError {
 // (deadlinePassed), and a mandatory plugin's miss ending the fan-out
 // before p's turn (withNotReached).
 func countNotCalled(p *plugin, ev api.Event) {
-	p.stats.skipped(ev)
+	p.stats.Skipped(ev)
 }

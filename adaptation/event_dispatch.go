@@ -14,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // rpcFunc is one dedicated Plugin RPC, as a method expression of
@@ -121,7 +122,7 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 	if err == nil {
 		took := time.Since(start)
 		a.opts.metrics.PluginInvoked(p.id, ev, OutcomeOK, took)
-		p.stats.record(ev, OutcomeOK, took)
+		p.stats.Record(ev, nri.OutcomeOK, took)
 		if p.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
 			p.logCtx(ctx).WithFields(logrus.Fields{"event": ev.Name(), "took": took}).Debug("nrikit: plugin handled the event")
 		}
@@ -137,9 +138,9 @@ func (a *Adaptation) deliver(ctx context.Context, pol eventPolicy, ev api.Event,
 	took := time.Since(start)
 	a.opts.metrics.PluginInvoked(p.id, ev, f.outcome(), took)
 	if f != failDeadline { // the deadline's cut is not the plugin's failure
-		p.stats.failed(ev, f.outcome(), err)
+		p.stats.Failed(ev, nri.Outcome(f.outcome()), err)
 	}
-	p.stats.record(ev, f.outcome(), took)
+	p.stats.Record(ev, nri.Outcome(f.outcome()), took)
 	return a.applyPolicy(ctx, pol, ev, p, fp, f, err)
 }
 

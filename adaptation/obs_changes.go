@@ -105,7 +105,7 @@ func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {
 // should not take its events.
 func (a *Adaptation) reportJoined(p *plugin) {
 	a.readiness.joined(p)
-	p.stats.joined(time.Now())
+	p.stats.Joined(time.Now())
 	err := a.changes.send(changeOf(PluginJoined, p, "", ""))
 	close(p.joinReported)
 	if pe := panicIn(err); pe != nil {

@@ -161,9 +161,7 @@ func (a *Adaptation) Status() Status {
 	}
 	st.RecentChanges, st.RefusedConnections = a.changes.recent.list()
 	for _, p := range a.registry.snapshot() {
-		ps := PluginStatus{PluginInfo: a.pluginInfo(p)}
-		p.stats.snapshot(&ps)
-		st.Plugins = append(st.Plugins, ps)
+		st.Plugins = append(st.Plugins, pluginStatus(a.pluginInfo(p), p.stats.Snapshot()))
 	}
 	return st
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/pluginconn"
 	"github.com/nrikit/nrikit/internal/ratelog"
+	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
 
@@ -82,7 +83,7 @@ type plugin struct {
 	// about a call the runtime made (logCtx).
 	logFromContext func(context.Context) *logrus.Entry
 	slowLog        *ratelog.Limiter // lines about answers late but in time
-	stats          *pluginStats     // its calls, for Status
+	stats          *status.Counters // its calls, for Status
 	joining        *joinEntry       // its handshake, while in it, for Status
 
 	// arrived is the lifecycle clock when it connected (in-process: when its
@@ -115,7 +116,7 @@ func newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn tran
 		policyFrom:   FromDefault,
 		log:          log.WithField("plugin", id),
 		slowLog:      newSlowLog(),
-		stats:        &pluginStats{},
+		stats:        &status.Counters{},
 	}
 }
 

@@ -2,14 +2,14 @@
 
 // The fixed latency buckets of Status's per-event histograms.
 
-package adaptation
+package status
 
 import (
 	"time"
 )
 
 // latencyBounds are the upper bounds of the latency histogram's buckets in
-// [Status], from sub-millisecond to beyond the longest timeout; a last
+// Status, from sub-millisecond to beyond the longest timeout; a last
 // bucket ("+Inf") takes what is longer. They are fixed, so that histograms
 // of different runtimes, plugins and releases add up.
 var latencyBounds = [...]time.Duration{
@@ -28,6 +28,23 @@ var latencyBounds = [...]time.Duration{
 	5 * time.Second,
 	10 * time.Second,
 	30 * time.Second,
+}
+
+// Histogram is the latency of one plugin's calls of one event, from the
+// call's start (waiting for the plugin's earlier call included) to its end,
+// whatever the outcome.
+type Histogram struct {
+	// Buckets are on the fixed bounds of latencyBounds, then +Inf. Each call
+	// is counted in the first bucket whose bound is at least its latency, so
+	// the counts (not cumulative) add up to the calls' total.
+	Buckets  []Bucket
+	Sum, Max time.Duration
+}
+
+// Bucket is one bucket of a Histogram.
+type Bucket struct {
+	UpperBound string // "500µs", ..., "30s", "+Inf"
+	Count      uint64
 }
 
 // numLatencyBuckets counts the bounded buckets and the last, unbounded one.

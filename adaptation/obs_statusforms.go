@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Status's public forms made from internal/status's, field by field, when the runtime asks.
+
+package adaptation
+
+import (
+	"github.com/nrikit/nrikit/internal/status"
+)
+
+// pluginStatus is one active plugin's entry of Status: info and its counters.
+func pluginStatus(info PluginInfo, c status.PluginCalls) PluginStatus {
+	ps := PluginStatus{PluginInfo: info, JoinedAt: c.JoinedAt, Calls: make([]EventCalls, len(c.Calls))}
+	if last := c.LastError; last != nil {
+		ps.LastError = &PluginLastError{Event: last.Event, Outcome: Outcome(last.Outcome), Error: last.Error, Time: last.Time}
+	}
+	for i, ec := range c.Calls {
+		ps.Calls[i] = eventCalls(ec)
+	}
+	return ps
+}
+
+func eventCalls(ec status.EventCalls) EventCalls {
+	out := EventCalls{Event: ec.Event, Total: ec.Total, NotCalled: ec.NotCalled, Outcomes: make(map[Outcome]uint64, len(ec.Outcomes))}
+	for o, n := range ec.Outcomes {
+		out.Outcomes[Outcome(o)] = n
+	}
+	out.Latency = LatencyHistogram{Sum: Duration(ec.Latency.Sum), Max: Duration(ec.Latency.Max), Buckets: make([]LatencyBucket, len(ec.Latency.Buckets))}
+	for i, b := range ec.Latency.Buckets {
+		out.Latency.Buckets[i] = LatencyBucket{UpperBound: b.UpperBound, Count: b.Count}
+	}
+	return out
+}
