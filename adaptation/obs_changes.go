@@ -11,7 +11,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/panics"
+	"github.com/nrikit/nrikit/internal/status"
 )
 
 // ChangeKind says what happened to a plugin.
@@ -66,7 +68,7 @@ type changeFeed struct {
 	mu     sync.Mutex
 	fn     func(PluginChange)
 	log    *logrus.Entry
-	recent recentChanges // for Status
+	recent status.RecentChanges // for Status
 }
 
 // send hands c to the callback. The callback is called on nrikit's
@@ -75,7 +77,7 @@ type changeFeed struct {
 // returned.
 func (f *changeFeed) send(c PluginChange) (err error) {
 	c.Time = time.Now()
-	f.recent.add(c)
+	f.recent.Add(nriChange(c))
 	if f.fn == nil {
 		return nil
 	}
@@ -91,6 +93,30 @@ func (f *changeFeed) send(c PluginChange) (err error) {
 	panics.Inject("changes.send", c.Plugin)
 	f.fn(c)
 	return nil
+}
+
+// nriChange is c in the form internal/status keeps.
+func nriChange(c PluginChange) nri.Change {
+	n := nri.Change{Change: nri.ChangeKind(c.Change), Plugin: c.Plugin, Kind: c.Kind, Revision: c.Revision, Phase: c.Phase, Reason: c.Reason, PID: c.PID, Time: c.Time}
+	if c.Output != nil {
+		n.Output = make([]nri.OutputLine, len(c.Output))
+		for i, l := range c.Output {
+			n.Output[i] = nri.OutputLine{Stream: l.Stream, Text: l.Text}
+		}
+	}
+	return n
+}
+
+// pluginChange is c in the form WithPluginChanges and Status report.
+func pluginChange(c nri.Change) PluginChange {
+	p := PluginChange{Change: ChangeKind(c.Change), Plugin: c.Plugin, Kind: c.Kind, Revision: c.Revision, Phase: c.Phase, Reason: c.Reason, PID: c.PID, Time: c.Time}
+	if c.Output != nil {
+		p.Output = make([]OutputLine, len(c.Output))
+		for i, l := range c.Output {
+			p.Output[i] = OutputLine{Stream: l.Stream, Text: l.Text}
+		}
+	}
+	return p
 }
 
 func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {

@@ -138,6 +138,24 @@ type LatencyBucket struct {
 	Count      uint64 `json:"count"`
 }
 
+// MaxRecentChanges is how many plugin changes Status keeps: the last ones,
+// older ones are dropped. External connections that failed before or at
+// registration, which any local client can cause at will, are kept apart
+// (MaxRecentRefused of them), so that a flood of them cannot push a
+// plugin's departure out.
+const (
+	MaxRecentChanges = 48
+	MaxRecentRefused = 8
+)
+
+// RefusedConnections are the external connections that failed before or at
+// registration.
+type RefusedConnections struct {
+	Total uint64 `json:"total"` // since New
+	// Last are the last MaxRecentRefused of them, oldest first.
+	Last []PluginChange `json:"last"`
+}
+
 // Status returns a snapshot of the adaptation. It may be called at any
 // time, from any goroutine, before Start and after Stop; it takes no lock
 // an event holds, so it never waits for a plugin.
@@ -159,7 +177,9 @@ func (a *Adaptation) Status() Status {
 		ContainerRecords: a.records.len(),
 		Readiness:        a.Readiness(),
 	}
-	st.RecentChanges, st.RefusedConnections = a.changes.recent.list()
+	changes, refused := a.changes.recent.List()
+	st.RecentChanges = pluginChanges(changes)
+	st.RefusedConnections = RefusedConnections{Total: refused.Total, Last: pluginChanges(refused.Last)}
 	for _, p := range a.registry.snapshot() {
 		st.Plugins = append(st.Plugins, pluginStatus(a.pluginInfo(p), p.stats.Snapshot()))
 	}

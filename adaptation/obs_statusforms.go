@@ -5,6 +5,7 @@
 package adaptation
 
 import (
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/status"
 )
 
@@ -28,6 +29,16 @@ func eventCalls(ec status.EventCalls) EventCalls {
 	out.Latency = LatencyHistogram{Sum: Duration(ec.Latency.Sum), Max: Duration(ec.Latency.Max), Buckets: make([]LatencyBucket, len(ec.Latency.Buckets))}
 	for i, b := range ec.Latency.Buckets {
 		out.Latency.Buckets[i] = LatencyBucket{UpperBound: b.UpperBound, Count: b.Count}
+	}
+	return out
+}
+
+// pluginChanges are the changes status keeps, as Status reports them; never
+// nil.
+func pluginChanges(changes []nri.Change) []PluginChange {
+	out := make([]PluginChange, len(changes))
+	for i, c := range changes {
+		out[i] = pluginChange(c)
 	}
 	return out
 }

@@ -2,7 +2,7 @@
 
 // The last plugin changes, kept for Status.
 
-package adaptation
+package status
 
 import (
 	"sync"
@@ -20,27 +20,29 @@ const (
 	MaxRecentRefused = 8
 )
 
-// RefusedConnections are the external connections that failed before or at
+// Refused are the external connections that failed before or at
 // registration.
-type RefusedConnections struct {
-	Total uint64 `json:"total"` // since New
-	// Last are the last MaxRecentRefused of them, oldest first.
-	Last []PluginChange `json:"last"`
+type Refused struct {
+	Total uint64 // since the RecentChanges were made
+	// Last are the last MaxRecentRefused of them, oldest first. Never nil.
+	Last []nri.Change
 }
 
-// recentChanges keeps the last changes, and the last refused connections
-// apart.
-type recentChanges struct {
+// RecentChanges keeps the last changes, and the last refused connections
+// apart. The zero value is ready.
+type RecentChanges struct {
 	mu           sync.Mutex
-	changes      ring[PluginChange]
-	refused      ring[PluginChange]
+	changes      ring[nri.Change]
+	refused      ring[nri.Change]
 	refusedTotal uint64
 }
 
-func (r *recentChanges) add(c PluginChange) {
+// Add keeps c, among the refused connections if it is one
+// (nri.Change.RefusedConnection).
+func (r *RecentChanges) Add(c nri.Change) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !refusedConnection(c) {
+	if !c.RefusedConnection() {
 		r.changes.add(c, MaxRecentChanges)
 		return
 	}
@@ -48,17 +50,12 @@ func (r *recentChanges) add(c PluginChange) {
 	r.refused.add(c, MaxRecentRefused)
 }
 
-// refusedConnection tells an external connection that failed before or at
-// registration: its identity, if any, is the peer's claim.
-func refusedConnection(c PluginChange) bool {
-	return c.Change == PluginFailed && c.Kind == KindExternal && (c.Phase == "" || c.Phase == nri.PhaseRegister)
-}
-
-// list returns the changes kept, and the refused connections, oldest first.
-func (r *recentChanges) list() ([]PluginChange, RefusedConnections) {
+// List returns the changes kept, and the refused connections, oldest first.
+// The changes' list is never nil.
+func (r *RecentChanges) List() ([]nri.Change, Refused) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.changes.list(), RefusedConnections{Total: r.refusedTotal, Last: r.refused.list()}
+	return r.changes.list(), Refused{Total: r.refusedTotal, Last: r.refused.list()}
 }
 
 // ring holds the last items added, up to the size each add names.
