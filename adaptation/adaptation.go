@@ -16,6 +16,7 @@ import (
 	"github.com/nrikit/nrikit"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
 
@@ -106,7 +107,7 @@ type Adaptation struct {
 	syncBackoff *admission.SyncBackoff     // plugins that timed out synchronizing
 	budget      *admission.Budget[*plugin] // the event budget's checks, and plugins admitted by it, not joined yet
 
-	joining joiningSet       // plugins in their handshake, for Status
+	joining status.Joining   // plugins in their handshake, for Status
 	records containerRecords // who changed which container (ContainerRecord)
 
 	mu       sync.Mutex // guards the fields below

@@ -7,7 +7,7 @@ package adaptation
 
 // JoiningChanged is closed at the next change of the handshakes Status
 // lists as joining.
-func JoiningChanged(a *Adaptation) <-chan struct{} { return a.joining.changes() }
+func JoiningChanged(a *Adaptation) <-chan struct{} { return a.joining.Changed() }
 
 // SynchronizationHoldsEvents tells whether a plugin's synchronization holds
 // the event barrier (or waits for it), and returns a channel closed at the

@@ -32,8 +32,8 @@ func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *la
 		}
 		return &PluginError{Plugin: candidateID(cand), Op: nri.PhaseRegister, Err: err}
 	}
-	joining := a.joining.begin(candidateID(cand), conn.PID(), nri.PhaseRegister)
-	defer joining.end()
+	joining := a.joining.Begin(candidateID(cand), conn.PID(), nri.PhaseRegister)
+	defer joining.End()
 	reg, err := rs.await(ctx, a.opts.registration, conn.Lost(), conn.Unanswered)
 	if err != nil {
 		err = withExitStatus(conn.WithTrunkError(err), conn)
@@ -78,17 +78,17 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 		p.arrived = a.lifecycle.now()
 	}
 	if p.joining == nil { // built-in or WASM: its handshake starts here; a socket plugin's began with its connection, which ends it
-		p.joining = a.joining.begin(p.id, p.conn.pid(), nri.PhaseConfigure)
-		defer p.joining.end()
+		p.joining = a.joining.Begin(p.id, p.conn.pid(), nri.PhaseConfigure)
+		defer p.joining.End()
 	}
 	a.applySettings(p)
 	a.observe(p)
-	p.joining.enter(p.id, nri.PhaseConfigure)
+	p.joining.Enter(p.id, nri.PhaseConfigure)
 	if err := a.configure(ctx, p); err != nil {
 		return a.abandon(p, nri.PhaseConfigure, err)
 	}
 	defer a.budget.Settle(p) // joined or failed: no longer pending
-	p.joining.enter(p.id, nri.PhaseSynchronize)
+	p.joining.Enter(p.id, nri.PhaseSynchronize)
 	synchronized := a.readiness.synchronizing(p)
 	err := a.synchronizeAndJoin(ctx, p)
 	synchronized()

@@ -138,6 +138,18 @@ type LatencyBucket struct {
 	Count      uint64 `json:"count"`
 }
 
+// JoiningPlugin is a connection or plugin in its handshake: it has not
+// joined yet, nor failed.
+type JoiningPlugin struct {
+	// Plugin is "NN-name" once known (at once for a pre-installed plugin),
+	// "unregistered" for an external connection before it registered.
+	Plugin string `json:"plugin"`
+	PID    int    `json:"pid,omitempty"`
+	// Phase is "register", "configure" or "synchronize".
+	Phase string    `json:"phase"`
+	Since time.Time `json:"since"` // when the handshake began
+}
+
 // MaxRecentChanges is how many plugin changes Status keeps: the last ones,
 // older ones are dropped. External connections that failed before or at
 // registration, which any local client can cause at will, are kept apart
@@ -172,7 +184,7 @@ func (a *Adaptation) Status() Status {
 		Started:          started,
 		Settings:         a.statusSettings(),
 		Plugins:          []PluginStatus{},
-		Joining:          a.joining.list(),
+		Joining:          joiningPlugins(a.joining.List()),
 		Deprecations:     a.Deprecations(),
 		ContainerRecords: a.records.len(),
 		Readiness:        a.Readiness(),

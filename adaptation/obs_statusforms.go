@@ -42,3 +42,13 @@ func pluginChanges(changes []nri.Change) []PluginChange {
 	}
 	return out
 }
+
+// joiningPlugins are the handshakes status lists, as Status reports them;
+// never nil.
+func joiningPlugins(joiners []status.JoiningPlugin) []JoiningPlugin {
+	out := make([]JoiningPlugin, len(joiners))
+	for i, j := range joiners {
+		out[i] = JoiningPlugin{Plugin: j.Plugin, PID: j.PID, Phase: j.Phase, Since: j.Since}
+	}
+	return out
+}

@@ -82,9 +82,9 @@ type plugin struct {
 	// logFromContext, when the runtime gave one, makes the entry of a line
 	// about a call the runtime made (logCtx).
 	logFromContext func(context.Context) *logrus.Entry
-	slowLog        *ratelog.Limiter // lines about answers late but in time
-	stats          *status.Counters // its calls, for Status
-	joining        *joinEntry       // its handshake, while in it, for Status
+	slowLog        *ratelog.Limiter  // lines about answers late but in time
+	stats          *status.Counters  // its calls, for Status
+	joining        *status.Handshake // its handshake, while in it, for Status
 
 	// arrived is the lifecycle clock when it connected (in-process: when its
 	// handshake began); its sync bridges only what happened since (lifecycle_unlisted.go).

@@ -2,7 +2,7 @@
 
 // The plugins and connections still in their handshake, for Status.
 
-package adaptation
+package status
 
 import (
 	"slices"
@@ -17,44 +17,44 @@ import (
 type JoiningPlugin struct {
 	// Plugin is "NN-name" once known (at once for a pre-installed plugin),
 	// "unregistered" for an external connection before it registered.
-	Plugin string `json:"plugin"`
-	PID    int    `json:"pid,omitempty"`
+	Plugin string
+	PID    int
 	// Phase is "register", "configure" or "synchronize".
-	Phase string    `json:"phase"`
-	Since time.Time `json:"since"` // when the handshake began
+	Phase string
+	Since time.Time // when the handshake began
 }
 
-// joiningSet is the handshakes in progress.
-type joiningSet struct {
+// Joining is the handshakes in progress. The zero value is ready.
+type Joining struct {
 	mu      sync.Mutex
-	entries map[*joinEntry]struct{}
+	entries map[*Handshake]struct{}
 	changed wake.Signal // each begin, phase and end
 }
 
-// joinEntry is one handshake in progress; its methods may be called on a
-// nil entry, which records nothing.
-type joinEntry struct {
-	set *joiningSet
+// Handshake is one handshake in progress; its methods may be called on a
+// nil Handshake, which records nothing.
+type Handshake struct {
+	set *Joining
 	// Guarded by set.mu.
 	info JoiningPlugin
 }
 
-// begin records a handshake that starts now; end must be called when it is
+// Begin records a handshake that starts now; End must be called when it is
 // over.
-func (s *joiningSet) begin(plugin string, pid int, phase string) *joinEntry {
-	e := &joinEntry{set: s, info: JoiningPlugin{Plugin: plugin, PID: pid, Phase: phase, Since: time.Now()}}
+func (s *Joining) Begin(plugin string, pid int, phase string) *Handshake {
+	e := &Handshake{set: s, info: JoiningPlugin{Plugin: plugin, PID: pid, Phase: phase, Since: time.Now()}}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.entries == nil {
-		s.entries = map[*joinEntry]struct{}{}
+		s.entries = map[*Handshake]struct{}{}
 	}
 	s.entries[e] = struct{}{}
 	s.changed.Broadcast()
 	return e
 }
 
-// enter moves the handshake to phase, under the plugin's ID.
-func (e *joinEntry) enter(plugin, phase string) {
+// Enter moves the handshake to phase, under the plugin's ID.
+func (e *Handshake) Enter(plugin, phase string) {
 	if e == nil {
 		return
 	}
@@ -64,7 +64,8 @@ func (e *joinEntry) enter(plugin, phase string) {
 	e.set.changed.Broadcast()
 }
 
-func (e *joinEntry) end() {
+// End forgets the handshake: joined or failed, it is no longer joining.
+func (e *Handshake) End() {
 	if e == nil {
 		return
 	}
@@ -74,15 +75,15 @@ func (e *joinEntry) end() {
 	e.set.changed.Broadcast()
 }
 
-// changes is closed at the next begin, phase change or end of a handshake.
-func (s *joiningSet) changes() <-chan struct{} {
+// Changed is closed at the next begin, phase change or end of a handshake.
+func (s *Joining) Changed() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.changed.Wait()
 }
 
-// list returns the handshakes in progress, oldest first.
-func (s *joiningSet) list() []JoiningPlugin {
+// List returns the handshakes in progress, oldest first; never nil.
+func (s *Joining) List() []JoiningPlugin {
 	s.mu.Lock()
 	out := make([]JoiningPlugin, 0, len(s.entries))
 	for e := range s.entries {
