@@ -119,7 +119,7 @@ type Adaptation struct {
 
 	// statusServer is the status endpoint (WithStatusSocket), nil if off;
 	// guarded by mu.
-	statusServer *statusServer
+	statusServer *status.Server
 }
 
 // New creates an Adaptation. runtimeName and runtimeVersion are what

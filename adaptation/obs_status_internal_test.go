@@ -19,6 +19,7 @@ func TestStatusBoundsAreTheComponents(t *testing.T) {
 	}{
 		{"MaxRecentChanges", MaxRecentChanges, status.MaxRecentChanges},
 		{"MaxRecentRefused", MaxRecentRefused, status.MaxRecentRefused},
+		{"MaxStatusClients", MaxStatusClients, status.MaxClients},
 	} {
 		if c.public != c.status {
 			t.Errorf("%s is %d, internal/status keeps %d", c.name, c.public, c.status)

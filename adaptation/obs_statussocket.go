@@ -1,33 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// The optional status endpoint: Status and ContainerRecord over HTTP on a unix socket.
+// The optional status endpoint on a unix socket: WithStatusSocket, and starting and stopping
+// internal/status's server with the adaptation.
 
 package adaptation
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net"
-	"net/http"
-	"sync"
-	"time"
 
 	"github.com/nrikit/nrikit/internal/accept"
+	"github.com/nrikit/nrikit/internal/status"
 )
 
 // MaxStatusClients bounds the connections the status endpoint serves at
 // once; a connection beyond it is closed as soon as it is accepted.
 const MaxStatusClients = 16
-
-// Timeouts of the status endpoint's connections: a client that does not
-// send its request, or read the answer, in time is disconnected, and an
-// idle kept-alive one makes room.
-const (
-	statusReadTimeout  = 5 * time.Second
-	statusWriteTimeout = 10 * time.Second
-	statusIdleTimeout  = 5 * time.Second
-)
 
 // WithStatusSocket serves, on a unix socket at path, a read-only HTTP
 // endpoint: GET /v1/status answers Status as JSON, GET
@@ -47,14 +35,8 @@ func WithStatusSocket(path string) Option {
 	}
 }
 
-// statusServer is the status endpoint while the adaptation runs.
-type statusServer struct {
-	srv  *http.Server
-	done chan struct{} // closed when Serve returned
-}
-
 // startStatusServer listens at a.opts.statusSocket, if set; nil if not.
-func (a *Adaptation) startStatusServer() (*statusServer, error) {
+func (a *Adaptation) startStatusServer() (*status.Server, error) {
 	if a.opts.statusSocket == "" {
 		return nil, nil
 	}
@@ -62,22 +44,10 @@ func (a *Adaptation) startStatusServer() (*statusServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &statusServer{
-		srv: &http.Server{
-			Handler:           a.statusHandler(),
-			ReadHeaderTimeout: statusReadTimeout,
-			ReadTimeout:       statusReadTimeout,
-			WriteTimeout:      statusWriteTimeout,
-			IdleTimeout:       statusIdleTimeout,
-			MaxHeaderBytes:    8 << 10,
-		},
-		done: make(chan struct{}),
-	}
-	go func() {
-		defer close(s.done)
-		_ = s.srv.Serve(newLimitListener(l, MaxStatusClients))
-	}()
-	return s, nil
+	return status.Serve(l, status.Answers{
+		Status: func() any { return a.Status() },
+		Record: func(id string) (any, bool) { return a.ContainerRecord(id) },
+	}), nil
 }
 
 // openStatusSocket starts the status endpoint of the start runCtx belongs
@@ -90,7 +60,7 @@ func (a *Adaptation) openStatusSocket(runCtx context.Context) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.started || a.runCtx != runCtx {
-		s.stop()
+		s.Stop()
 		return ErrStartInterrupted
 	}
 	a.statusServer = s
@@ -103,81 +73,5 @@ func (a *Adaptation) closeStatusSocket() {
 	s := a.statusServer
 	a.statusServer = nil
 	a.mu.Unlock()
-	s.stop()
-}
-
-// stop closes the listener and every connection, and waits until no
-// goroutine of the endpoint is left.
-func (s *statusServer) stop() {
-	if s == nil {
-		return
-	}
-	_ = s.srv.Close()
-	<-s.done
-	// Close does not wait for handlers; Shutdown does, and with every
-	// connection closed it returns as soon as they did.
-	_ = s.srv.Shutdown(context.Background())
-}
-
-func (a *Adaptation) statusHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, a.Status())
-	})
-	mux.HandleFunc("GET /v1/containers/{id}", func(w http.ResponseWriter, r *http.Request) {
-		rec, ok := a.ContainerRecord(r.PathValue("id"))
-		if !ok {
-			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no record of this container"})
-			return
-		}
-		writeJSON(w, http.StatusOK, rec)
-	})
-	return mux
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v) // the client went away: nothing to tell it
-}
-
-// limitListener closes at once the connections accepted beyond max open
-// ones, so that a flood of clients costs neither goroutines nor memory.
-type limitListener struct {
-	net.Listener
-	slots chan struct{}
-}
-
-func newLimitListener(l net.Listener, max int) net.Listener {
-	return &limitListener{Listener: l, slots: make(chan struct{}, max)}
-}
-
-func (l *limitListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		select {
-		case l.slots <- struct{}{}:
-			return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
-		default:
-			_ = c.Close()
-		}
-	}
-}
-
-// limitedConn gives its slot back once closed.
-type limitedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitedConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
+	s.Stop()
 }
