@@ -16,6 +16,7 @@ import (
 	"github.com/nrikit/nrikit"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/records"
 	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
@@ -107,8 +108,8 @@ type Adaptation struct {
 	syncBackoff *admission.SyncBackoff     // plugins that timed out synchronizing
 	budget      *admission.Budget[*plugin] // the event budget's checks, and plugins admitted by it, not joined yet
 
-	joining status.Joining   // plugins in their handshake, for Status
-	records containerRecords // who changed which container (ContainerRecord)
+	joining status.Joining // plugins in their handshake, for Status
+	records *records.Store // who changed which container (ContainerRecord)
 
 	mu       sync.Mutex // guards the fields below
 	started  bool
@@ -157,7 +158,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 	a.changes.fn, a.changes.log = o.changes, o.logger
 	a.lifecycle.init()
 	a.readiness.init(a)
-	a.records.init(o.containerRecords)
+	a.records = records.New(o.containerRecords)
 	return a, nil
 }
 

@@ -106,7 +106,7 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	defer s.a.updateCalls.leave()
 	var failed []*api.ContainerUpdate
 	pluginconn.ByRuntime(func() { failed, err = s.a.updateFn(ctx, updates) })
-	s.a.records.unsolicited(p.id, updates, failed)
+	s.a.records.Unsolicited(p.id, updates, failed)
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")
 	}

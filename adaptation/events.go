@@ -9,6 +9,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/merge"
+	"github.com/nrikit/nrikit/internal/records"
 )
 
 // The runtime's per-event entry points. Each goes through relay; the event
@@ -118,10 +119,11 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		return nil, err
 	}
 	a.logDiscarded(ctx, api.Event_CREATE_CONTAINER, result.Discarded())
-	if a.records.on() {
+	if a.records.On() {
 		id := req.GetContainer().GetId()
-		a.records.created(req.GetContainer(), result.OwnersOf(id), consulted, a.opts.defaultValidator != nil)
-		a.records.updatesMerged(UpdateByCreation, result.Updated(), result.OwnersOf)
+		a.records.Created(req.GetContainer(), result.OwnersOf(id), a.opts.defaultValidator != nil,
+			len(consulted), func(i int) string { return consulted[i].id })
+		a.records.UpdatesMerged(records.ByCreation, result.Updated(), result.OwnersOf)
 	}
 	return merged, nil
 }
@@ -165,7 +167,7 @@ func (a *Adaptation) UpdateContainer(ctx context.Context, req *api.UpdateContain
 		return nil, err
 	}
 	a.logDiscarded(ctx, api.Event_UPDATE_CONTAINER, result.Discarded())
-	a.records.updatesMerged(UpdateByReply, result.Updated(), result.OwnersOf)
+	a.records.UpdatesMerged(records.ByReply, result.Updated(), result.OwnersOf)
 	return result.Response(), nil
 }
 
@@ -190,7 +192,7 @@ func (a *Adaptation) StopContainer(ctx context.Context, req *api.StopContainerRe
 	err := relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, collect)
 	a.lifecycle.containerStopped(req.GetContainer())
 	a.logDiscarded(ctx, api.Event_STOP_CONTAINER, result.Discarded())
-	a.records.updatesMerged(UpdateByStop, result.Updated(), result.OwnersOf)
+	a.records.UpdatesMerged(records.ByStop, result.Updated(), result.OwnersOf)
 	return result.Response(), err
 }
 
@@ -201,7 +203,7 @@ func (a *Adaptation) RemoveContainer(ctx context.Context, req *api.RemoveContain
 	a.stopContainer(ctx, req.GetPod(), req.GetContainer())
 	err := relay(ctx, a, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
 	a.lifecycle.containerRemoved(req.GetContainer())
-	a.records.removed(req.GetContainer().GetId())
+	a.records.Removed(req.GetContainer().GetId())
 	return err
 }
 

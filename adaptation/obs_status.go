@@ -186,7 +186,7 @@ func (a *Adaptation) Status() Status {
 		Plugins:          []PluginStatus{},
 		Joining:          joiningPlugins(a.joining.List()),
 		Deprecations:     a.Deprecations(),
-		ContainerRecords: a.records.len(),
+		ContainerRecords: a.records.Len(),
 		Readiness:        a.Readiness(),
 	}
 	changes, refused := a.changes.recent.List()

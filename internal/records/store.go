@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// ContainerRecord: which plugin changed what in a container, kept for a bounded number of containers.
+// Store and Record: which plugin changed what in a container, kept for a bounded number of containers.
 
-package adaptation
+package records
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -16,44 +15,21 @@ import (
 	"github.com/nrikit/nrikit/internal/merge"
 )
 
-// MaxContainerRecords bounds WithContainerRecords: each record kept costs
-// a few hundred bytes and the owners' tables.
-const MaxContainerRecords = 1 << 16
-
-// maxRecordUpdates bounds the updates one record keeps: the last ones.
-const maxRecordUpdates = 32
-
-// WithContainerRecords keeps, for the newest n live containers, the record
-// of which plugin set which field and which validators approved, and the
-// updates plugins made since (see Adaptation.ContainerRecord). A record
-// goes when its container is removed; when n containers are recorded, the
-// oldest live one's record makes room for a new one. 0, the default, keeps none; n must be within 0 and
-// MaxContainerRecords.
-func WithContainerRecords(n int) Option {
-	return func(o *options) error {
-		if n < 0 || n > MaxContainerRecords {
-			return fmt.Errorf("nrikit: container_records must be within 0 and %d, got %d", MaxContainerRecords, n)
-		}
-		o.containerRecords = n
-		return nil
-	}
-}
-
-// ContainerRecord says who changed a live container: which plugin set which
-// field at its creation, which validators approved, and the updates plugins
-// made since.
-type ContainerRecord struct {
-	ID      string    `json:"id"`
-	Name    string    `json:"name,omitempty"`
-	PodID   string    `json:"pod_id,omitempty"`
-	Created time.Time `json:"created"` // when CreateContainer returned it
+// Record says who changed a live container: which plugin set which field
+// at its creation, which validators approved, and the updates plugins made
+// since.
+type Record struct {
+	ID      string
+	Name    string
+	PodID   string
+	Created time.Time // when its creation was recorded
 	// Fields are the fields the plugins set or removed at its creation, in
-	// field order, then by key.
-	Fields     []FieldOwner     `json:"fields"`
-	Validation ValidationRecord `json:"validation"`
+	// field order, then by key. Never nil.
+	Fields     []FieldOwner
+	Validation Validation
 	// Updates are the updates plugins made to it since, oldest first; the
-	// last 32 are kept.
-	Updates []UpdateRecord `json:"updates"`
+	// last 32 are kept. Never nil.
+	Updates []Update
 }
 
 // FieldOwner is one field, or one entry of a map or list field, and the
@@ -61,61 +37,59 @@ type ContainerRecord struct {
 type FieldOwner struct {
 	// Field names the field as api.Field does: "Annotations", "Env",
 	// "MemLimit", ...
-	Field string `json:"field"`
+	Field string
 	// Key is the entry of a map or list field: an annotation's or
 	// environment variable's name, a mount's destination, a device's path;
 	// "" for a simple field.
-	Key    string `json:"key,omitempty"`
-	Plugin string `json:"plugin"`
+	Key    string
+	Plugin string
 	// Removed: the plugin removed the value rather than set it.
-	Removed bool `json:"removed,omitempty"`
+	Removed bool
 }
 
-// ValidationRecord is what approved a creation. Creations a validator
-// rejected fail and are not recorded.
-type ValidationRecord struct {
-	DefaultValidator bool `json:"default_validator"` // the default validator approved it
-	// Validators are the validator plugins that approved it, in dispatch
-	// order.
-	Validators []string `json:"validators"`
+// Validation is what approved a creation.
+type Validation struct {
+	DefaultValidator bool // the default validator approved it
+	// Validators are the IDs of the validator plugins that approved it, in
+	// dispatch order. Never nil.
+	Validators []string
 }
 
-// Sources of an UpdateRecord.
+// Source says what made an Update; its values are the event names the
+// public UpdateRecord.Source reports.
+type Source string
+
+// Sources of an Update.
 const (
-	UpdateByReply = "UpdateContainer" // a plugin's reply to UpdateContainer
-	// UpdateByCreation: a plugin's reply to the CreateContainer of another
+	ByReply = Source("UpdateContainer") // a plugin's reply to UpdateContainer
+	// ByCreation: a plugin's reply to the CreateContainer of another
 	// container.
-	UpdateByCreation = "CreateContainer"
-	UpdateByPlugin   = "UpdateContainers" // an update a plugin sent on its own (unsolicited)
-	// UpdateByStop: a plugin's reply to the StopContainer of another
-	// container.
-	UpdateByStop = "StopContainer"
+	ByCreation = Source("CreateContainer")
+	ByPlugin   = Source("UpdateContainers") // an update a plugin sent on its own (unsolicited)
+	// ByStop: a plugin's reply to the StopContainer of another container.
+	ByStop = Source("StopContainer")
 )
 
-// UpdateRecord is one plugin's update of a recorded container.
-type UpdateRecord struct {
-	Time   time.Time    `json:"time"`
-	Source string       `json:"source"` // UpdateByReply, UpdateByCreation, UpdateByStop or UpdateByPlugin
-	Plugin string       `json:"plugin"`
-	Fields []FieldOwner `json:"fields"`
+// Update is one plugin's update of a recorded container.
+type Update struct {
+	Time   time.Time
+	Source Source
+	Plugin string
+	Fields []FieldOwner
 	// Failed: the runtime reported the unsolicited update failed.
-	Failed bool `json:"failed,omitempty"`
+	Failed bool
 }
 
-// ContainerRecord returns the record of the live container id, if records
-// are on (WithContainerRecords) and it was created since, and not yet
-// removed or evicted by newer ones.
-func (a *Adaptation) ContainerRecord(id string) (ContainerRecord, bool) {
-	return a.records.get(id)
-}
+// maxRecordUpdates bounds the updates one record keeps: the last ones.
+const maxRecordUpdates = 32
 
-// containerRecords keeps the records of the newest live containers, at most
+// Store keeps the records of the newest live containers, at most
 // len(slots). The slots are allocated at New and linked by index, so that
 // recording a creation costs no allocation of its own: the live records
 // form a list from the oldest to the newest, the free slots a list of
 // their own. A new record takes a free slot; only when none is free does
 // it evict the oldest live record.
-type containerRecords struct {
+type Store struct {
 	mu             sync.Mutex
 	slots          []recordSlot
 	index          map[string]int // container ID to its slot
@@ -127,7 +101,7 @@ type containerRecords struct {
 const noSlot = -1
 
 // recordSlot is one record as kept: the merger's tables, turned into a
-// ContainerRecord only when asked for.
+// Record only when asked for.
 type recordSlot struct {
 	prev, next    int // the neighbours in the live list (older, newer), or next in the free list
 	id, name, pod string
@@ -138,11 +112,13 @@ type recordSlot struct {
 	// slot is freed, for the slot's next record.
 	validators       []string
 	defaultValidator bool
-	updates          []UpdateRecord
+	updates          []Update
 }
 
-func (r *containerRecords) init(n int) {
-	r.oldest, r.newest, r.free = noSlot, noSlot, noSlot
+// New returns a Store that keeps the records of the newest n live
+// containers; with n 0, it keeps none (On is false).
+func New(n int) *Store {
+	r := &Store{oldest: noSlot, newest: noSlot, free: noSlot}
 	if n > 0 {
 		r.slots = make([]recordSlot, n)
 		r.index = make(map[string]int, n)
@@ -150,20 +126,30 @@ func (r *containerRecords) init(n int) {
 			r.pushFreeLocked(i)
 		}
 	}
+	return r
 }
 
-func (r *containerRecords) on() bool { return r.slots != nil }
+// On tells whether records are kept: what a creation's caller checks
+// before it computes what to record.
+func (r *Store) On() bool { return r != nil && r.slots != nil }
 
-func (r *containerRecords) len() int {
+// Len counts the records kept.
+func (r *Store) Len() int {
+	if !r.On() {
+		return 0
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.index)
 }
 
-// created records a creation the validators approved; validators are the
-// validator plugins consulted.
-func (r *containerRecords) created(ctr *api.Container, owners merge.ContainerOwners, validators []*plugin, byDefault bool) {
-	if !r.on() {
+// Created records a creation the validators approved: byDefault when the
+// default validator approved, and the validators validator plugins
+// consulted, validatorID(i) naming the i-th in dispatch order. validatorID
+// is called before Created returns and not kept, so that a closure the
+// caller passes costs no allocation.
+func (r *Store) Created(ctr *api.Container, owners merge.ContainerOwners, byDefault bool, validators int, validatorID func(i int) string) {
+	if !r.On() {
 		return
 	}
 	now := time.Now()
@@ -179,8 +165,8 @@ func (r *containerRecords) created(ctr *api.Container, owners merge.ContainerOwn
 	s := &r.slots[i]
 	r.free = s.next
 	ids := s.validators[:0]
-	for _, p := range validators {
-		ids = append(ids, p.id)
+	for v := range validators {
+		ids = append(ids, validatorID(v))
 	}
 	*s = recordSlot{
 		id: ctr.GetId(), name: ctr.GetName(), pod: ctr.GetPodSandboxId(), created: now,
@@ -191,7 +177,7 @@ func (r *containerRecords) created(ctr *api.Container, owners merge.ContainerOwn
 }
 
 // appendLiveLocked links slot i as the newest live record.
-func (r *containerRecords) appendLiveLocked(i int) {
+func (r *Store) appendLiveLocked(i int) {
 	s := &r.slots[i]
 	s.prev, s.next = r.newest, noSlot
 	if r.newest == noSlot {
@@ -203,7 +189,7 @@ func (r *containerRecords) appendLiveLocked(i int) {
 }
 
 // releaseLocked unlinks live slot i, forgets its record and frees it.
-func (r *containerRecords) releaseLocked(i int) {
+func (r *Store) releaseLocked(i int) {
 	s := &r.slots[i]
 	if s.prev == noSlot {
 		r.oldest = s.next
@@ -221,14 +207,14 @@ func (r *containerRecords) releaseLocked(i int) {
 	r.pushFreeLocked(i)
 }
 
-func (r *containerRecords) pushFreeLocked(i int) {
+func (r *Store) pushFreeLocked(i int) {
 	r.slots[i].next = r.free
 	r.free = i
 }
 
-// removed forgets container id's record.
-func (r *containerRecords) removed(id string) {
-	if !r.on() {
+// Removed forgets container id's record.
+func (r *Store) Removed(id string) {
+	if !r.On() {
 		return
 	}
 	r.mu.Lock()
@@ -238,7 +224,7 @@ func (r *containerRecords) removed(id string) {
 	}
 }
 
-func (r *containerRecords) has(id string) bool {
+func (r *Store) has(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_, ok := r.index[id]
@@ -246,7 +232,7 @@ func (r *containerRecords) has(id string) bool {
 }
 
 // updated adds one plugin's update of container id, if recorded.
-func (r *containerRecords) updated(id string, u UpdateRecord) {
+func (r *Store) updated(id string, u Update) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	i, ok := r.index[id]
@@ -260,11 +246,11 @@ func (r *containerRecords) updated(id string, u UpdateRecord) {
 	s.updates = append(s.updates, u)
 }
 
-// updatesMerged records the updates of the containers ids that replies
-// merged, with their owners, from source: one UpdateRecord per plugin and
+// UpdatesMerged records the updates of the containers ids that replies
+// merged, with their owners, from source: one Update per plugin and
 // container.
-func (r *containerRecords) updatesMerged(source string, ids []string, ownersOf func(string) merge.ContainerOwners) {
-	if !r.on() {
+func (r *Store) UpdatesMerged(source Source, ids []string, ownersOf func(string) merge.ContainerOwners) {
+	if !r.On() {
 		return
 	}
 	now := time.Now()
@@ -282,15 +268,15 @@ func (r *containerRecords) updatesMerged(source string, ids []string, ownersOf f
 		}
 		slices.Sort(order)
 		for _, plugin := range order {
-			r.updated(id, UpdateRecord{Time: now, Source: source, Plugin: plugin, Fields: byPlugin[plugin]})
+			r.updated(id, Update{Time: now, Source: source, Plugin: plugin, Fields: byPlugin[plugin]})
 		}
 	}
 }
 
-// unsolicited records a plugin's unsolicited updates, and those of them
+// Unsolicited records a plugin's unsolicited updates, and those of them
 // the runtime reported failed.
-func (r *containerRecords) unsolicited(plugin string, updates, failed []*api.ContainerUpdate) {
-	if !r.on() {
+func (r *Store) Unsolicited(plugin string, updates, failed []*api.ContainerUpdate) {
+	if !r.On() {
 		return
 	}
 	now := time.Now()
@@ -302,32 +288,32 @@ func (r *containerRecords) unsolicited(plugin string, updates, failed []*api.Con
 		if err != nil {
 			continue // not mergeable: no field to name
 		}
-		r.updated(u.GetContainerId(), UpdateRecord{
-			Time: now, Source: UpdateByPlugin, Plugin: plugin, Fields: ownedFields(owners), Failed: failedFor(failed, u.GetContainerId()),
+		r.updated(u.GetContainerId(), Update{
+			Time: now, Source: ByPlugin, Plugin: plugin, Fields: ownedFields(owners), Failed: failedFor(failed, u.GetContainerId()),
 		})
 	}
 }
 
-// get turns container id's slot into its record.
-func (r *containerRecords) get(id string) (ContainerRecord, bool) {
-	if !r.on() {
-		return ContainerRecord{}, false
+// Get turns container id's slot into its record.
+func (r *Store) Get(id string) (Record, bool) {
+	if !r.On() {
+		return Record{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	i, ok := r.index[id]
 	if !ok {
-		return ContainerRecord{}, false
+		return Record{}, false
 	}
 	s := &r.slots[i]
-	rec := ContainerRecord{
+	rec := Record{
 		ID: s.id, Name: s.name, PodID: s.pod, Created: s.created,
 		Fields:     ownedFields(s.owners),
-		Validation: ValidationRecord{DefaultValidator: s.defaultValidator, Validators: append([]string{}, s.validators...)},
+		Validation: Validation{DefaultValidator: s.defaultValidator, Validators: append([]string{}, s.validators...)},
 		Updates:    slices.Clone(s.updates),
 	}
 	if rec.Updates == nil {
-		rec.Updates = []UpdateRecord{}
+		rec.Updates = []Update{}
 	}
 	return rec, true
 }
