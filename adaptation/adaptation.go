@@ -99,7 +99,7 @@ type Adaptation struct {
 	lifecycle    lifecycle
 	changes      changeFeed
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
-	readiness    readinessTracker
+	readiness    *readinessTracker
 
 	// Who may join now (internal/admission).
 	admission   *admission.Admission       // external connections registering
@@ -157,7 +157,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
 	a.changes.fn, a.changes.log = o.changes, o.logger
 	a.lifecycle.init()
-	a.readiness.init(a)
+	a.readiness = newReadinessTracker(o.readinessConfig(), readinessPlugins{a})
 	a.records = records.New(o.containerRecords)
 	return a, nil
 }
@@ -208,7 +208,7 @@ func (a *Adaptation) Stop(ctx context.Context) error {
 		return nil
 	}
 	a.started = false
-	a.readiness.stopping()
+	a.readiness.Stopping()
 	cancel, l := a.cancel, a.listener
 	a.listener = nil
 	a.mu.Unlock()

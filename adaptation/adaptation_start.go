@@ -28,7 +28,7 @@ func (a *Adaptation) beginStart(ctx context.Context) (context.Context, error) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel, a.runCtx = cancel, runCtx
 	a.started = true
-	a.readiness.starting()
+	a.readiness.Starting()
 	a.wg.Add(2)
 	go a.sweepWhenOvergrown(runCtx)
 	return runCtx, nil

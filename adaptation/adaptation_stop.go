@@ -40,7 +40,7 @@ func (a *Adaptation) waitForStop(ctx context.Context) error {
 	go func() { handshakes <- waitOrGiveUp(ctx, &a.wg, "the runtime's SyncFn"+lockHint) }()
 	go func() { updates <- waitOrGiveUp(ctx, &a.updateCalls.wg, "the runtime's UpdateFn"+lockHint) }()
 	go func() {
-		flips <- waitOrGiveUp(ctx, &a.readiness.deliveries, "the runtime's ReadinessChanges callback"+lockHint)
+		flips <- waitOrGiveUp(ctx, a.readiness.Deliveries(), "the runtime's ReadinessChanges callback"+lockHint)
 	}()
 	return errors.Join(<-handshakes, <-updates, <-flips)
 }

@@ -67,7 +67,7 @@ func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event,
 		// The contract advances for every plugin, subscribed or not, so that a
 		// plugin that takes only stops still gets them.
 		if !a.lifecycle.admit(p, ev, req) {
-			g.tookPartIn(p) // it knew the pod already
+			g.TookPart(p.id) // it knew the pod already
 			continue
 		}
 		if !p.subscribed(ev) {

@@ -30,7 +30,7 @@ func failurePolicyFrom(declared *api.FailurePolicy) FailurePolicy {
 // failure table agree on it.
 func (a *Adaptation) failurePolicyFor(p *plugin, g *sandboxGate) FailurePolicy {
 	fp := p.policy
-	if a.readiness.requiredForSandbox(p, g) {
+	if g.RequiredForSandbox(p.id) {
 		fp.FailRequest = true
 	}
 	return fp

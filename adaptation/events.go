@@ -24,14 +24,14 @@ func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRe
 	}
 	defer release()
 	ev := api.Event_RUN_POD_SANDBOX
-	g := a.readiness.sandboxGateOf(req.GetPod())
+	g := a.readiness.SandboxGate(req.GetPod())
 	var collect func(*plugin, *api.RunPodSandboxResponse) error
 	if g != nil {
-		collect = g.collect
+		collect = tookPartIn(g)
 	}
 	err = relayWithin(ctx, a, ev, newOutgoing(req, !policyOf(ev).evolving), api.PluginService.RunPodSandbox, collect, dl, g)
 	if err == nil {
-		err = a.checkSandboxPlugins(g)
+		err = g.Check()
 	}
 	a.lifecycle.podRan(req.GetPod(), err == nil)
 	return err

@@ -32,7 +32,7 @@ func (a *Adaptation) reportJoinFailure(ctx context.Context, kind nri.Kind, pid i
 	if errors.As(err, &perr) {
 		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.revision
 	}
-	a.readiness.failed(change) // before the log line, so that Readiness agrees with it
+	a.readiness.Failed(change.Plugin, change.Phase, change.Reason) // before the log line, so that Readiness agrees with it
 	a.logJoinFailed(change, err)
 	a.changes.send(change)
 }

@@ -89,7 +89,7 @@ func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	}
 	defer a.budget.Settle(p) // joined or failed: no longer pending
 	p.joining.Enter(p.id, nri.PhaseSynchronize)
-	synchronized := a.readiness.synchronizing(p)
+	synchronized := a.readiness.Synchronizing(p.id)
 	err := a.synchronizeAndJoin(ctx, p)
 	synchronized()
 	if err != nil {

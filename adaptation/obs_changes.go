@@ -130,7 +130,7 @@ func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {
 // have caused it, and a plugin the runtime's observer does not know of
 // should not take its events.
 func (a *Adaptation) reportJoined(p *plugin) {
-	a.readiness.joined(p)
+	a.readiness.Joined(p.id)
 	p.stats.Joined(time.Now())
 	err := a.changes.send(changeOf(PluginJoined, p, "", ""))
 	close(p.joinReported)
@@ -148,6 +148,6 @@ func (a *Adaptation) reportLeft(p *plugin, phase, reason string) {
 	}
 	change := changeOf(PluginLeft, p, phase, reason)
 	change.Output = p.conn.output()
-	a.readiness.left(p, phase, reason)
+	a.readiness.Left(p.id, phase, reason)
 	a.changes.send(change)
 }

@@ -53,7 +53,7 @@ func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("nrikit: restarting %s: %w", id, err)
 	}
-	defer a.readiness.restart(id)()
+	defer a.readiness.Restarting(id)()
 	if a.registry.remove(p) {
 		a.opts.metrics.PluginCount(a.registry.len())
 		a.shutdownAll(ctx, []*plugin{p}, ReasonRestarted)

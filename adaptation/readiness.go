@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Readiness: whether the node-level required plugins are active, and what happened to those that are not.
+// Readiness: whether the node-level required plugins are active, and what happened to those that are not;
+// AwaitPlugins, which holds a pod until its own are.
 
 package adaptation
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/nrikit/nrikit/api"
 )
 
 // ErrPluginsNotReady: a pod's required plugins were not all active by the
@@ -139,13 +142,35 @@ func semicolonList[T fmt.Stringer](xs []T) string {
 }
 
 // Readiness reports whether the node-level required plugins are active.
-func (a *Adaptation) Readiness() Readiness {
-	r := &a.readiness
-	r.mu.Lock()
-	out := Readiness{Ready: r.ready, Since: r.since, Required: slices.Clone(r.required), Proceeded: r.proceeded.Load()}
-	r.mu.Unlock()
-	if !out.Ready {
-		out.Missing = a.missingPlugins(r.required)
-	}
-	return out
+func (a *Adaptation) Readiness() Readiness { return a.readiness.State() }
+
+// AwaitPlugins holds a pod's creation until its required plugins are
+// active: the default validator's required_plugins and those its
+// pod-scoped required-plugins annotation adds. The runtime calls it at the
+// start of RunPodSandbox, before it takes its NRI lock or a BlockPluginSync
+// block, never under a lock its SyncFn takes: a plugin joins only once
+// SyncFn has run, so a wait under that lock would wait out its bound.
+//
+// It returns nil at once, without allocating, when the gate is off
+// (plugin_readiness.wait is 0), when the pod's namespace is exempt or the
+// pod tolerates missing plugins (the pod-scoped
+// tolerate_missing_plugins_annotation says "true"), or when its required
+// plugins are active. Otherwise it waits, woken by plugins joining, until
+// they are all active, until wait has passed, until what is left to ctx's
+// deadline is only what the pod's RunPodSandbox needs in it
+// (deadline_reserve, plus the sum of the request timeouts of the active
+// plugins that take RunPodSandbox), or until Stop. At that bound, with
+// on_timeout "fail" it returns an error wrapping ErrPluginsNotReady that
+// tells each missing plugin's story, and with "proceed" it logs a warning
+// and returns nil (the pod is counted in Readiness.Proceeded if its
+// RunPodSandbox too goes on without them). A missing plugin whose sync
+// back-off outlasts the bound meets the bound at once, as does a pod beyond
+// 1,024 waiting ones. It fails at once before Start and once Stop began
+// (Stop ends the waits), and returns ctx's error when ctx is cancelled.
+//
+// RunPodSandbox checks the pod's required plugins again, so a plugin lost
+// between AwaitPlugins and RunPodSandbox, or one that does not answer the
+// pod's RunPodSandbox, fails the pod as well.
+func (a *Adaptation) AwaitPlugins(ctx context.Context, pod *api.PodSandbox) error {
+	return a.readiness.Await(ctx, pod)
 }

@@ -1,36 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// WithReadinessChanges: the runtime's callback on each flip of Readiness.Ready.
+// The flip feed: each flip of the node-level readiness, handed to the runtime's callback one at a time.
 
 package adaptation
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/internal/panics"
 )
-
-// WithReadinessChanges calls fn each time Readiness().Ready flips, with the
-// new Readiness, so that a runtime can update the condition it reports. A
-// plugin replaced by a new instance of it does not flip it. Calls come one
-// at a time, in order, from a goroutine of nrikit's that holds no lock: fn
-// may take the runtime's own locks and call Readiness. A panic in fn is
-// logged and recovered. Stop, which flips Readiness to not ready, waits for
-// fn to return, within its context and a grace of a second after it; if fn
-// is still blocked then (say, on a lock Stop's caller holds), Stop returns
-// ErrStopAbandoned, and the flips still queued are delivered once fn
-// returns.
-func WithReadinessChanges(fn func(Readiness)) Option {
-	return func(o *options) error {
-		if fn == nil {
-			return errors.New("nrikit: nil readiness change callback")
-		}
-		o.readinessChanges = fn
-		return nil
-	}
-}
 
 // maxPendingFlips bounds the flips waiting for a slow callback; the oldest
 // pair is let go first, so that the last flip is always delivered.
@@ -46,7 +27,7 @@ type flipFeed struct {
 // push queues a flip and starts a delivery goroutine if none runs. Called
 // with r.mu held: the callback itself runs without it.
 func (f *flipFeed) push(r *readinessTracker, x Readiness) {
-	if r.notify == nil {
+	if r.cfg.Notify == nil {
 		return
 	}
 	if len(f.pending) >= maxPendingFlips {
@@ -74,7 +55,7 @@ func (r *readinessTracker) deliverFlips() {
 		r.flips.pending = r.flips.pending[1:]
 		r.mu.Unlock()
 		if !x.Ready {
-			x.Missing = r.a.missingPlugins(x.Required)
+			x.Missing = r.missing(x.Required)
 		}
 		x.Proceeded = r.proceeded.Load()
 		r.callNotify(x)
@@ -84,11 +65,16 @@ func (r *readinessTracker) deliverFlips() {
 func (r *readinessTracker) callNotify(x Readiness) {
 	var err error
 	defer func() {
-		if pe := panicIn(err); pe != nil {
-			r.a.log.WithFields(logrus.Fields{"ready": x.Ready, "stack": pe.Stack}).
+		var pe *panics.Error
+		if errors.As(err, &pe) {
+			r.cfg.Log.WithFields(logrus.Fields{"ready": x.Ready, "stack": pe.Stack}).
 				WithError(pe).Error("nrikit: the runtime's ReadinessChanges callback panicked")
 		}
 	}()
 	defer panics.Recover(&err)
-	r.notify(x)
+	r.cfg.Notify(x)
 }
+
+// Deliveries is the goroutine that hands the flips to the callback, for
+// Stop to wait for; callers only Wait on it.
+func (r *readinessTracker) Deliveries() *sync.WaitGroup { return &r.deliveries }

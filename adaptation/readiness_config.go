@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// ReadinessConfig and WithPluginReadiness: the plugin_readiness table and its checks.
+// ReadinessConfig and WithPluginReadiness: the plugin_readiness table and its checks; WithReadinessChanges.
 
 package adaptation
 
@@ -9,6 +9,10 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/adaptation/validator"
 )
 
 // ReadinessTimeoutAction says what AwaitPlugins does, and what RunPodSandbox
@@ -87,4 +91,57 @@ func (o *options) checkReadiness() error {
 			"the default validator, which honours required_plugins and the required-plugins annotation, is off (default_validator.enable)")
 	}
 	return nil
+}
+
+// WithReadinessChanges calls fn each time Readiness().Ready flips, with the
+// new Readiness, so that a runtime can update the condition it reports. A
+// plugin replaced by a new instance of it does not flip it. Calls come one
+// at a time, in order, from a goroutine of nrikit's that holds no lock: fn
+// may take the runtime's own locks and call Readiness. A panic in fn is
+// logged and recovered. Stop, which flips Readiness to not ready, waits for
+// fn to return, within its context and a grace of a second after it; if fn
+// is still blocked then (say, on a lock Stop's caller holds), Stop returns
+// ErrStopAbandoned, and the flips still queued are delivered once fn
+// returns.
+func WithReadinessChanges(fn func(Readiness)) Option {
+	return func(o *options) error {
+		if fn == nil {
+			return errors.New("nrikit: nil readiness change callback")
+		}
+		o.readinessChanges = fn
+		return nil
+	}
+}
+
+// readinessConfig is the gate's settings for its tracker.
+func (o *options) readinessConfig() gateConfig {
+	return gateConfig{
+		Wait: o.readiness.wait, Proceed: o.readiness.onTimeout == ReadinessProceed, Exempt: o.readiness.exempt,
+		Validator: o.defaultValidator, DeadlineReserve: o.deadlineReserve, Notify: o.readinessChanges, Log: o.logger,
+	}
+}
+
+// gateConfig is the gate's settings: plugin_readiness, the default validator,
+// deadline_reserve and the runtime's callback. The adaptation checked them.
+type gateConfig struct {
+	// Wait bounds how long a pod waits for its required plugins; 0 turns
+	// the gate off.
+	Wait time.Duration
+	// Proceed is on_timeout = "proceed": at the bound a pod goes on without
+	// its required plugins, with a warning, instead of failing with
+	// ErrPluginsNotReady.
+	Proceed bool
+	// Exempt are the namespaces whose pods never wait.
+	Exempt []string
+	// Validator is the default validator, which tells the node-level
+	// required plugins and what a pod requires; nil: no plugin is required.
+	Validator *validator.DefaultValidator
+	// DeadlineReserve is what a pod's wait leaves of its caller's deadline
+	// besides its RunPodSandbox's plugin calls (deadline_reserve).
+	DeadlineReserve time.Duration
+	// Notify is called with the new Readiness on each flip of Ready; nil if
+	// the runtime set no callback.
+	Notify func(Readiness)
+	// Log takes the gate's warnings.
+	Log *logrus.Entry
 }

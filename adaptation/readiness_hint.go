@@ -44,17 +44,18 @@ func (h *syncHints) syncing(name string) (id string, since time.Time, ok bool) {
 	return "", time.Time{}, false
 }
 
-// synchronizing records that p starts synchronizing, and wakes the waiters
-// so that they time its hint; the returned func records that it ended.
-func (r *readinessTracker) synchronizing(p *plugin) (ended func()) {
+// Synchronizing records that the plugin id starts synchronizing, and wakes
+// the waiters so that they time its hint; the returned func records that
+// it ended.
+func (r *readinessTracker) Synchronizing(id string) (ended func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.hints.since[p.id] = time.Now()
+	r.hints.since[id] = time.Now()
 	r.changedLocked()
 	return func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		r.hints.done(p.id)
+		r.hints.done(id)
 	}
 }
 
@@ -88,7 +89,7 @@ func (r *readinessTracker) hint(missing []MissingPlugin) {
 		}
 		r.mu.Unlock()
 		if due {
-			r.a.log.WithFields(logrus.Fields{"plugin": m.Plugin, "synchronizing": now.Sub(since).Round(time.Millisecond)}).
+			r.cfg.Log.WithFields(logrus.Fields{"plugin": m.Plugin, "synchronizing": now.Sub(since).Round(time.Millisecond)}).
 				Warn("nrikit: a required plugin registered but cannot synchronize while pods wait for it: " +
 					"AwaitPlugins is probably called under a lock that SyncFn takes, or inside a BlockPluginSync block; call it before taking either")
 		}

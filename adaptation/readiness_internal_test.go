@@ -20,7 +20,7 @@ import (
 
 // WatchReadinessWaiters has fn called as each pod starts waiting in
 // AwaitPlugins, for the tests outside the package; call it before Start.
-func WatchReadinessWaiters(a *Adaptation, fn func()) { a.readiness.waiting = fn }
+func WatchReadinessWaiters(a *Adaptation, fn func()) { a.readiness.WatchWaiters(fn) }
 
 // Stop ends every wait at once, and leaves no goroutine behind. The 100 ms
 // run from Stop's start to the last waiter's return, each waiter noting
@@ -31,7 +31,7 @@ func TestStopReturnsTheWaitersAtOnce(t *testing.T) {
 	a := newGated(t)
 	const waiters = 100
 	entered := make(chan struct{}, waiters)
-	a.readiness.waiting = func() { entered <- struct{}{} }
+	a.readiness.WatchWaiters(func() { entered <- struct{}{} })
 	if err := a.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

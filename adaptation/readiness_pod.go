@@ -15,14 +15,14 @@ import (
 // is off: its namespace is exempt, or it tolerates missing plugins. It does
 // not allocate for a pod without the validator's annotations.
 func (r *readinessTracker) requirementOf(pod *api.PodSandbox) ([]string, error) {
-	if r.v == nil || !r.on() {
+	if r.cfg.Validator == nil || !r.on() {
 		return nil, nil
 	}
 	ns := pod.GetNamespace()
-	if slices.Contains(r.opts.exempt, ns) {
+	if slices.Contains(r.cfg.Exempt, ns) {
 		return nil, nil
 	}
-	req, err := r.v.ForPod(pod)
+	req, err := r.cfg.Validator.ForPod(pod)
 	if err != nil {
 		return nil, fmt.Errorf("%w: pod %s/%s: %w", ErrPluginsNotReady, ns, pod.GetName(), err)
 	}

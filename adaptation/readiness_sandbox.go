@@ -15,7 +15,11 @@ import (
 // on: the pod's required plugins, resolved once for the whole fan-out, and
 // those of its plugins that took part in it. A nil *sandboxGate is the gate
 // off, or a pod that requires nothing; its methods then do nothing.
+//
+// It knows the plugins by id: the event barrier keeps plugins from joining
+// during the fan-out, so the ids of the active plugins are unique there.
 type sandboxGate struct {
+	r        *readinessTracker
 	pod      *api.PodSandbox
 	required []string
 	err      error // the pod's annotation could not be read
@@ -23,23 +27,23 @@ type sandboxGate struct {
 	mu sync.Mutex // a call's reply may be collected as its timeout ends it
 	// tookPart answered RunPodSandbox, or were rightly not called: the
 	// lifecycle contract knew they already knew the pod.
-	tookPart []*plugin
+	tookPart []string
 }
 
-// sandboxGateOf resolves pod's requirement for its RunPodSandbox; nil, with
-// no allocation, when the gate is off.
-func (r *readinessTracker) sandboxGateOf(pod *api.PodSandbox) *sandboxGate {
+// SandboxGate resolves pod's requirement for its RunPodSandbox; nil, with
+// no allocation, when the gate is off or the pod requires nothing.
+func (r *readinessTracker) SandboxGate(pod *api.PodSandbox) *sandboxGate {
 	required, err := r.requirementOf(pod)
 	if err == nil && len(required) == 0 {
 		return nil
 	}
-	return &sandboxGate{pod: pod, required: required, err: err}
+	return &sandboxGate{r: r, pod: pod, required: required, err: err}
 }
 
-// requires tells whether p is one of the pod's required plugins; true too
-// when the pod's annotation cannot be read, since what it asked of p is
-// then unclear (the pod fails after the fan-out).
-func (g *sandboxGate) requires(p *plugin) bool {
+// Requires tells whether the plugin id is one of the pod's required
+// plugins; true too when the pod's annotation cannot be read, since what it
+// asked of the plugin is then unclear (the pod fails after the fan-out).
+func (g *sandboxGate) Requires(id string) bool {
 	if g == nil {
 		return false
 	}
@@ -47,77 +51,72 @@ func (g *sandboxGate) requires(p *plugin) bool {
 		return true
 	}
 	for _, name := range g.required {
-		if idMatches(name, p.id) {
+		if idMatches(name, id) {
 			return true
 		}
 	}
 	return false
 }
 
-// requiredForSandbox tells whether p's timeout or loss fails the pod's
-// sandbox whatever its own policy: p is one of the pod's required plugins
-// and on_timeout is "fail". Under "proceed" the plugin's own policy
-// applies, and the check after the fan-out warns.
-func (r *readinessTracker) requiredForSandbox(p *plugin, g *sandboxGate) bool {
-	return r.opts.onTimeout == ReadinessFail && g.requires(p)
+// RequiredForSandbox tells whether the plugin id's timeout or loss fails
+// the pod's sandbox whatever its own policy: it is one of the pod's
+// required plugins and on_timeout is "fail". Under "proceed" the plugin's
+// own policy applies, and the check after the fan-out warns.
+func (g *sandboxGate) RequiredForSandbox(id string) bool {
+	return g != nil && !g.r.cfg.Proceed && g.Requires(id)
 }
 
-// tookPartIn notes that p answered the pod's RunPodSandbox, or rightly was
-// not called for it.
-func (g *sandboxGate) tookPartIn(p *plugin) {
+// TookPart notes that the plugin id answered the pod's RunPodSandbox, or
+// rightly was not called for it.
+func (g *sandboxGate) TookPart(id string) {
 	if g == nil {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.tookPart = append(g.tookPart, p)
-}
-
-// collect is RunPodSandbox's reply collector: an answer is taking part.
-func (g *sandboxGate) collect(p *plugin, _ *api.RunPodSandboxResponse) error {
-	g.tookPartIn(p)
-	return nil
+	g.tookPart = append(g.tookPart, id)
 }
 
 // silent lists the pod's required plugins that are active, take
 // RunPodSandbox, and did not take part in it: they timed out and were kept,
 // or the event's deadline cut or skipped their call.
-func (g *sandboxGate) silent(active []*plugin) []MissingPlugin {
+func (g *sandboxGate) silent() []MissingPlugin {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var silent []MissingPlugin
 	for _, name := range g.required {
-		p := activeAs(active, name)
-		if p == nil || !p.subscribed(api.Event_RUN_POD_SANDBOX) || slices.Contains(g.tookPart, p) {
+		p, ok := g.r.plugins.ActiveAs(name)
+		if !ok || !p.TakesRunPodSandbox || slices.Contains(g.tookPart, p.ID) {
 			continue
 		}
-		silent = append(silent, MissingPlugin{Name: name, State: missingNoAnswer, Plugin: p.id})
+		silent = append(silent, MissingPlugin{Name: name, State: missingNoAnswer, Plugin: p.ID})
 	}
 	return silent
 }
 
-// checkSandboxPlugins runs after a successful RunPodSandbox fan-out: each
-// of the pod's required plugins must still be active and, if it takes
-// RunPodSandbox, must have answered it. The event barrier keeps plugins
-// from joining during the fan-out, so one active now was in it. One that
-// was missing, was lost during the fan-out or did not answer fails the pod
-// with ErrPluginsNotReady; under "proceed" the pod goes on, with a warning,
-// and is counted in Readiness.Proceeded.
-func (a *Adaptation) checkSandboxPlugins(g *sandboxGate) error {
+// Check runs after a successful RunPodSandbox fan-out: each of the pod's
+// required plugins must still be active and, if it takes RunPodSandbox,
+// must have answered it. The event barrier keeps plugins from joining
+// during the fan-out, so one active now was in it. One that was missing,
+// was lost during the fan-out or did not answer fails the pod with
+// ErrPluginsNotReady; under "proceed" the pod goes on, with a warning, and
+// is counted in Readiness.Proceeded.
+func (g *sandboxGate) Check() error {
 	if g == nil {
 		return nil
 	}
 	if g.err != nil {
 		return g.err
 	}
-	missing := append(a.missingPlugins(g.required), g.silent(a.registry.snapshot())...)
+	r := g.r
+	missing := append(r.missing(g.required), g.silent()...)
 	if len(missing) == 0 {
 		return nil
 	}
-	err := a.readiness.notReady(g.pod, missing, "missing during RunPodSandbox, or did not answer it",
+	err := r.notReady(g.pod, missing, "missing during RunPodSandbox, or did not answer it",
 		"nrikit: pod created without its required plugins (plugin_readiness.on_timeout = proceed)")
 	if err == nil {
-		a.readiness.proceeded.Add(1)
+		r.proceeded.Add(1)
 	}
 	return err
 }

@@ -5,11 +5,11 @@
 package adaptation
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/nrikit/nrikit/adaptation/validator"
 	"github.com/nrikit/nrikit/internal/nri"
 )
 
@@ -17,18 +17,16 @@ import (
 // readiness gate: the node-level state, the waiters' wake-ups, and the last
 // thing that happened to each plugin.
 type readinessTracker struct {
-	a         *Adaptation
-	opts      readinessOptions
-	v         *validator.DefaultValidator // nil: no plugin is required
-	required  []string                    // node-level
-	notify    func(Readiness)
+	cfg       gateConfig
+	plugins   gatePlugins
+	required  []string // node-level
 	proceeded atomic.Uint64
 	waiting   func() // tests: called as a pod starts waiting
 	// deliveries is the goroutine that calls notify, for Stop to wait for.
 	deliveries sync.WaitGroup
 
 	mu      sync.Mutex
-	running bool          // between Start and Stop
+	running bool          // between Starting and Stopping
 	changed chan struct{} // closed and replaced on every change
 	waiters int
 	ready   bool
@@ -41,26 +39,29 @@ type readinessTracker struct {
 	flips      flipFeed
 }
 
-func (r *readinessTracker) init(a *Adaptation) {
-	r.a, r.opts, r.v, r.notify = a, a.opts.readiness, a.opts.defaultValidator, a.opts.readinessChanges
-	if r.v != nil {
-		r.required = r.v.RequiredPlugins()
+// newReadinessTracker is the gate of an adaptation with cfg, asking plugins
+// about the active plugins. It is not ready until Starting.
+func newReadinessTracker(cfg gateConfig, plugins gatePlugins) *readinessTracker {
+	r := &readinessTracker{cfg: cfg, plugins: plugins}
+	if cfg.Validator != nil {
+		r.required = cfg.Validator.RequiredPlugins()
 	}
 	r.changed = make(chan struct{})
 	r.since = time.Now()
 	r.history.init()
 	r.hints.init()
 	r.restarting = map[string]bool{}
+	return r
 }
 
 // on tells whether pods wait for their required plugins.
-func (r *readinessTracker) on() bool { return r.opts.wait > 0 }
+func (r *readinessTracker) on() bool { return r.cfg.Wait > 0 }
 
 // changedLocked wakes the waiters and rechecks the node-level state.
 func (r *readinessTracker) changedLocked() {
 	close(r.changed)
 	r.changed = make(chan struct{})
-	ready := r.running && r.a.allActive(r.required)
+	ready := r.running && r.allActive(r.required)
 	if !ready && r.ready && r.running && r.onlyRestartingLocked() {
 		return
 	}
@@ -73,9 +74,8 @@ func (r *readinessTracker) changedLocked() {
 // onlyRestartingLocked tells whether every missing node-level plugin is
 // being restarted.
 func (r *readinessTracker) onlyRestartingLocked() bool {
-	active := r.a.registry.snapshot()
 	for _, name := range r.required {
-		if activeAs(active, name) != nil {
+		if _, ok := r.plugins.ActiveAs(name); ok {
 			continue
 		}
 		restarting := false
@@ -89,8 +89,9 @@ func (r *readinessTracker) onlyRestartingLocked() bool {
 	return true
 }
 
-// restart marks id as being restarted until the returned func is called.
-func (r *readinessTracker) restart(id string) (done func()) {
+// Restarting marks id as being restarted (RestartPlugin) until the
+// returned func is called: its gap does not flip Ready.
+func (r *readinessTracker) Restarting(id string) (done func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.restarting[id] = true
@@ -102,82 +103,85 @@ func (r *readinessTracker) restart(id string) (done func()) {
 	}
 }
 
-func (r *readinessTracker) starting() {
+// Starting: the adaptation starts; pods may wait from now on.
+func (r *readinessTracker) Starting() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.running = true
 	r.changedLocked()
 }
 
-func (r *readinessTracker) stopping() {
+// Stopping: the adaptation stops; it ends every wait.
+func (r *readinessTracker) Stopping() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.running = false
 	r.changedLocked()
 }
 
-// joined: p entered the dispatch list.
-func (r *readinessTracker) joined(p *plugin) {
+// Joined: the plugin id entered the dispatch list.
+func (r *readinessTracker) Joined(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.hints.done(p.id)
-	r.history.forget(p.id)
+	r.hints.done(id)
+	r.history.forget(id)
 	r.changedLocked()
 }
 
-// left: p, which had joined, is gone.
-func (r *readinessTracker) left(p *plugin, phase, reason string) {
+// Left: the plugin id, which had joined, is gone; phase and reason say
+// what it was doing and why.
+func (r *readinessTracker) Left(id, phase, reason string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.history.record(p.id, MissingPlugin{State: MissingLeft, Plugin: p.id, Phase: phase, Reason: reason, Time: time.Now()})
+	r.history.record(id, MissingPlugin{State: MissingLeft, Plugin: id, Phase: phase, Reason: reason, Time: time.Now()})
 	r.changedLocked()
 }
 
-// failed: a plugin failed to join.
-func (r *readinessTracker) failed(c PluginChange) {
-	if c.Plugin == nri.Unregistered {
+// Failed: the plugin id failed to join, during phase, for reason. A
+// connection that failed before it registered (nri.Unregistered) tells
+// nothing.
+func (r *readinessTracker) Failed(id, phase, reason string) {
+	if id == nri.Unregistered {
 		return // nothing to tell it by
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.hints.done(c.Plugin)
-	r.history.record(c.Plugin, MissingPlugin{State: MissingFailed, Plugin: c.Plugin, Phase: c.Phase, Reason: c.Reason, Time: time.Now()})
+	r.hints.done(id)
+	r.history.record(id, MissingPlugin{State: MissingFailed, Plugin: id, Phase: phase, Reason: reason, Time: time.Now()})
 	r.changedLocked()
+}
+
+// State is the node-level readiness now, with the story of each missing
+// plugin when not ready.
+func (r *readinessTracker) State() Readiness {
+	r.mu.Lock()
+	out := Readiness{Ready: r.ready, Since: r.since, Required: slices.Clone(r.required), Proceeded: r.proceeded.Load()}
+	r.mu.Unlock()
+	if !out.Ready {
+		out.Missing = r.missing(out.Required)
+	}
+	return out
 }
 
 // allActive tells whether every named plugin is active. It does not
 // allocate.
-func (a *Adaptation) allActive(names []string) bool {
-	active := a.registry.snapshot()
+func (r *readinessTracker) allActive(names []string) bool {
 	for _, name := range names {
-		if activeAs(active, name) == nil {
+		if _, ok := r.plugins.ActiveAs(name); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-// activeAs finds the active plugin that a required name matches: by its
-// name alone or with its index, as the default validator matches them.
-func activeAs(active []*plugin, name string) *plugin {
-	for _, p := range active {
-		if idMatches(name, p.id) && !p.gone() {
-			return p
-		}
-	}
-	return nil
-}
-
-// missingPlugins lists the named plugins that are not active, each with
-// what happened to it last.
-func (a *Adaptation) missingPlugins(names []string) []MissingPlugin {
-	r := &a.readiness
-	active := a.registry.snapshot()
+// missing lists the named plugins that are not active, each with what
+// happened to it last.
+func (r *readinessTracker) missing(names []string) []MissingPlugin {
 	var missing []MissingPlugin
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, name := range names {
-		if activeAs(active, name) != nil {
+		if _, ok := r.plugins.ActiveAs(name); ok {
 			continue
 		}
 		m := r.storyLocked(name)
@@ -199,7 +203,7 @@ func (r *readinessTracker) storyLocked(name string) MissingPlugin {
 	if !ok {
 		return MissingPlugin{State: MissingNeverConnected}
 	}
-	if until := r.a.syncBackoff.Until(m.Plugin); until.After(time.Now()) {
+	if until := r.plugins.BackoffUntil(m.Plugin); until.After(time.Now()) {
 		m.State, m.BackoffUntil = MissingSyncBackoff, until
 	}
 	return m
