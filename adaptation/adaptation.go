@@ -16,6 +16,7 @@ import (
 	"github.com/nrikit/nrikit"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/readiness"
 	"github.com/nrikit/nrikit/internal/records"
 	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
@@ -99,7 +100,7 @@ type Adaptation struct {
 	lifecycle    lifecycle
 	changes      changeFeed
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
-	readiness    *readinessTracker
+	readiness    *readiness.Tracker
 
 	// Who may join now (internal/admission).
 	admission   *admission.Admission       // external connections registering
@@ -157,7 +158,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
 	a.changes.fn, a.changes.log = o.changes, o.logger
 	a.lifecycle.init()
-	a.readiness = newReadinessTracker(o.readinessConfig(), readinessPlugins{a})
+	a.readiness = readiness.New(o.readinessConfig(), readinessPlugins{a})
 	a.records = records.New(o.containerRecords)
 	return a, nil
 }

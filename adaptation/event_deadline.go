@@ -11,6 +11,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/readiness"
 )
 
 // DefaultDeadlineReserve is the time an event with a deadline leaves to the
@@ -125,7 +126,7 @@ func (d eventDeadline) forOptional(p *plugin, reserved time.Duration) callBudget
 // budgetFor is p's call budget in the fan-out of ev, whose plugins after p
 // are later, fp being p's failure policy for it and g the readiness check
 // of a RunPodSandbox (nil for other events).
-func (a *Adaptation) budgetFor(d eventDeadline, ev api.Event, g *sandboxGate, p *plugin, fp FailurePolicy, later []*plugin) callBudget {
+func (a *Adaptation) budgetFor(d eventDeadline, ev api.Event, g *readiness.Gate, p *plugin, fp FailurePolicy, later []*plugin) callBudget {
 	if !d.set() {
 		return callBudget{timeout: p.timeout}
 	}
@@ -137,7 +138,7 @@ func (a *Adaptation) budgetFor(d eventDeadline, ev api.Event, g *sandboxGate, p 
 
 // reservedFor is the time set aside for the mandatory plugins in later, and
 // the event's tail.
-func (a *Adaptation) reservedFor(d eventDeadline, ev api.Event, g *sandboxGate, later []*plugin) time.Duration {
+func (a *Adaptation) reservedFor(d eventDeadline, ev api.Event, g *readiness.Gate, later []*plugin) time.Duration {
 	reserved := d.tail
 	for _, q := range later {
 		if q.subscribed(ev) && !q.gone() && a.failurePolicyFor(q, g).FailRequest {

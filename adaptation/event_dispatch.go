@@ -15,6 +15,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/nri"
+	"github.com/nrikit/nrikit/internal/readiness"
 )
 
 // rpcFunc is one dedicated Plugin RPC, as a method expression of
@@ -38,7 +39,7 @@ func relayUntil[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, 
 // relayWithin is relayUntil for a request whose encoding the caller
 // manages; g is the readiness check of a RunPodSandbox (nil for other
 // events, or with the gate off), resolved once for the whole fan-out.
-func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline, g *sandboxGate) error {
+func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline, g *readiness.Gate) error {
 	req := out.req
 	pol := policyOf(ev)
 	if err := a.checkRequest(ctx, ev, pol, req); err != nil {

@@ -4,7 +4,10 @@
 
 package adaptation
 
-import "github.com/nrikit/nrikit/api"
+import (
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/readiness"
+)
 
 // FailurePolicy says what a plugin's timeout or lost connection means. A
 // plugin may declare its own in ConfigureResponse (NRI v0.12.5); the runtime's
@@ -28,7 +31,7 @@ func failurePolicyFrom(declared *api.FailurePolicy) FailurePolicy {
 // event). It is the plugin's effective policy; features that make a plugin
 // matter more for some requests refine it here, so that the fan-out and the
 // failure table agree on it.
-func (a *Adaptation) failurePolicyFor(p *plugin, g *sandboxGate) FailurePolicy {
+func (a *Adaptation) failurePolicyFor(p *plugin, g *readiness.Gate) FailurePolicy {
 	fp := p.policy
 	if g.RequiredForSandbox(p.id) {
 		fp.FailRequest = true

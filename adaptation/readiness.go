@@ -7,19 +7,19 @@ package adaptation
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/readiness"
 )
 
 // ErrPluginsNotReady: a pod's required plugins were not all active by the
 // readiness bound, were lost while it was created, or did not answer its
 // RunPodSandbox. The error names each missing plugin and what happened to
 // it last.
-var ErrPluginsNotReady = errors.New("nrikit: required plugins not ready")
+var ErrPluginsNotReady = readiness.ErrPluginsNotReady
 
 // Readiness says whether every node-level required plugin (the default
 // validator's required_plugins) is active. With none configured it is
@@ -82,28 +82,7 @@ type MissingPlugin struct {
 }
 
 // String tells the story in one line: `"foo" left at 10:04:05 (connection lost)`.
-func (m MissingPlugin) String() string {
-	at := func(t time.Time) string { return t.Format(time.TimeOnly) }
-	who := fmt.Sprintf("%q", m.Name)
-	if m.Plugin != "" && m.Plugin != m.Name {
-		who += " (" + m.Plugin + ")"
-	}
-	switch m.State {
-	case MissingLeft:
-		return fmt.Sprintf("%s left at %s: %s", who, at(m.Time), m.Reason)
-	case MissingFailed:
-		return fmt.Sprintf("%s failed to join at %s, during %s: %s", who, at(m.Time), m.Phase, m.Reason)
-	case MissingSyncBackoff:
-		return fmt.Sprintf("%s is in its sync back-off until %s", who, at(m.BackoffUntil))
-	case MissingSynchronizing:
-		return fmt.Sprintf("%s registered and is synchronizing since %s", who, at(m.Time))
-	case missingNoAnswer:
-		return fmt.Sprintf("%s did not answer RunPodSandbox (timed out, or the event's deadline left it no time)", who)
-	case MissingNotStarted:
-		return fmt.Sprintf("%s: NRI is not started", who)
-	}
-	return who + " never connected"
-}
+func (m MissingPlugin) String() string { return m.internal().String() }
 
 // ReadinessCondition is Readiness shaped as a CRI RuntimeCondition, for a
 // runtime to append to its status conditions.
@@ -142,7 +121,7 @@ func semicolonList[T fmt.Stringer](xs []T) string {
 }
 
 // Readiness reports whether the node-level required plugins are active.
-func (a *Adaptation) Readiness() Readiness { return a.readiness.State() }
+func (a *Adaptation) Readiness() Readiness { return readinessOf(a.readiness.State()) }
 
 // AwaitPlugins holds a pod's creation until its required plugins are
 // active: the default validator's required_plugins and those its
@@ -173,4 +152,27 @@ func (a *Adaptation) Readiness() Readiness { return a.readiness.State() }
 // pod's RunPodSandbox, fails the pod as well.
 func (a *Adaptation) AwaitPlugins(ctx context.Context, pod *api.PodSandbox) error {
 	return a.readiness.Await(ctx, pod)
+}
+
+// readinessOf is the tracker's state in the runtime's form.
+func readinessOf(s readiness.State) Readiness {
+	r := Readiness{Ready: s.Ready, Since: s.Since, Required: s.Required, Proceeded: s.Proceeded}
+	if s.Missing != nil {
+		r.Missing = make([]MissingPlugin, len(s.Missing))
+		for i, m := range s.Missing {
+			r.Missing[i] = missingPluginOf(m)
+		}
+	}
+	return r
+}
+
+// missingPluginOf is the tracker's story of a missing plugin in the
+// runtime's form.
+func missingPluginOf(m readiness.Missing) MissingPlugin {
+	return MissingPlugin{Name: m.Name, State: MissingState(m.State), Plugin: m.Plugin, Phase: m.Phase, Reason: m.Reason, Time: m.Time, BackoffUntil: m.BackoffUntil}
+}
+
+// internal is m in the tracker's form, which tells its story.
+func (m MissingPlugin) internal() readiness.Missing {
+	return readiness.Missing{Name: m.Name, State: readiness.MissingState(m.State), Plugin: m.Plugin, Phase: m.Phase, Reason: m.Reason, Time: m.Time, BackoffUntil: m.BackoffUntil}
 }

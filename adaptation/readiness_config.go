@@ -10,9 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
-	"github.com/nrikit/nrikit/adaptation/validator"
+	"github.com/nrikit/nrikit/internal/readiness"
 )
 
 // ReadinessTimeoutAction says what AwaitPlugins does, and what RunPodSandbox
@@ -113,35 +111,15 @@ func WithReadinessChanges(fn func(Readiness)) Option {
 	}
 }
 
-// readinessConfig is the gate's settings for its tracker.
-func (o *options) readinessConfig() gateConfig {
-	return gateConfig{
+// readinessConfig is the gate's settings for its tracker: the runtime's
+// callback gets each flip in its own form.
+func (o *options) readinessConfig() readiness.Config {
+	cfg := readiness.Config{
 		Wait: o.readiness.wait, Proceed: o.readiness.onTimeout == ReadinessProceed, Exempt: o.readiness.exempt,
-		Validator: o.defaultValidator, DeadlineReserve: o.deadlineReserve, Notify: o.readinessChanges, Log: o.logger,
+		Validator: o.defaultValidator, DeadlineReserve: o.deadlineReserve, Log: o.logger,
 	}
-}
-
-// gateConfig is the gate's settings: plugin_readiness, the default validator,
-// deadline_reserve and the runtime's callback. The adaptation checked them.
-type gateConfig struct {
-	// Wait bounds how long a pod waits for its required plugins; 0 turns
-	// the gate off.
-	Wait time.Duration
-	// Proceed is on_timeout = "proceed": at the bound a pod goes on without
-	// its required plugins, with a warning, instead of failing with
-	// ErrPluginsNotReady.
-	Proceed bool
-	// Exempt are the namespaces whose pods never wait.
-	Exempt []string
-	// Validator is the default validator, which tells the node-level
-	// required plugins and what a pod requires; nil: no plugin is required.
-	Validator *validator.DefaultValidator
-	// DeadlineReserve is what a pod's wait leaves of its caller's deadline
-	// besides its RunPodSandbox's plugin calls (deadline_reserve).
-	DeadlineReserve time.Duration
-	// Notify is called with the new Readiness on each flip of Ready; nil if
-	// the runtime set no callback.
-	Notify func(Readiness)
-	// Log takes the gate's warnings.
-	Log *logrus.Entry
+	if fn := o.readinessChanges; fn != nil {
+		cfg.Notify = func(s readiness.State) { fn(readinessOf(s)) }
+	}
+	return cfg
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/nrikit/nrikit/adaptation/validator"
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/readiness"
 )
 
 // WatchReadinessWaiters has fn called as each pod starts waiting in
@@ -75,23 +77,6 @@ func TestStopReturnsTheWaitersAtOnce(t *testing.T) {
 	}
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
-	}
-}
-
-// Beyond maxReadinessWaiters a pod meets the bound at once.
-func TestWaitersAreBounded(t *testing.T) {
-	a := newGated(t)
-	if err := a.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer a.Stop(context.Background())
-	a.readiness.mu.Lock()
-	a.readiness.waiters = maxReadinessWaiters
-	a.readiness.mu.Unlock()
-	start := time.Now()
-	err := a.AwaitPlugins(context.Background(), &api.PodSandbox{Namespace: "default", Name: "p"})
-	if !errors.Is(err, ErrPluginsNotReady) || time.Since(start) > time.Second {
-		t.Errorf("AwaitPlugins beyond the bound of waiters: %v after %v, want ErrPluginsNotReady at once", err, time.Since(start))
 	}
 }
 
@@ -195,4 +180,42 @@ func newGated(t *testing.T) *Adaptation {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// The public MissingState constants keep their literal values, the
+// tracker's; ErrPluginsNotReady is the tracker's error, and a missing
+// plugin's story has one text.
+func TestReadinessFormsAreTheTrackers(t *testing.T) {
+	for public, internal := range map[MissingState]readiness.MissingState{
+		MissingNeverConnected: readiness.NeverConnected,
+		MissingLeft:           readiness.Left,
+		MissingFailed:         readiness.Failed,
+		MissingSyncBackoff:    readiness.SyncBackoff,
+		MissingSynchronizing:  readiness.Synchronizing,
+		MissingNotStarted:     readiness.NotStarted,
+		missingNoAnswer:       readiness.NoAnswer,
+	} {
+		if string(public) != string(internal) {
+			t.Errorf("MissingState %q, the tracker's %q", public, internal)
+		}
+	}
+	if ErrPluginsNotReady != readiness.ErrPluginsNotReady {
+		t.Error("ErrPluginsNotReady is not the tracker's")
+	}
+	at := time.Date(2026, 1, 2, 10, 4, 5, 0, time.UTC)
+	m := MissingPlugin{Name: "foo", State: MissingLeft, Plugin: "10-foo", Reason: "connection lost", Time: at}
+	if got, want := m.String(), `"foo" (10-foo) left at 10:04:05: connection lost`; got != want {
+		t.Errorf("MissingPlugin.String() = %q, want %q", got, want)
+	}
+	s := readiness.State{Ready: false, Since: at, Required: []string{"foo"}, Proceeded: 3,
+		Missing: []readiness.Missing{{Name: "foo", State: readiness.SyncBackoff, Plugin: "10-foo", Phase: "synchronize", Reason: "r", Time: at, BackoffUntil: at.Add(time.Minute)}}}
+	r := readinessOf(s)
+	want := Readiness{Ready: false, Since: at, Required: []string{"foo"}, Proceeded: 3,
+		Missing: []MissingPlugin{{Name: "foo", State: MissingSyncBackoff, Plugin: "10-foo", Phase: "synchronize", Reason: "r", Time: at, BackoffUntil: at.Add(time.Minute)}}}
+	if !reflect.DeepEqual(r, want) {
+		t.Errorf("readinessOf(%+v) = %+v, want %+v", s, r, want)
+	}
+	if got := r.Missing[0].internal(); got != s.Missing[0] {
+		t.Errorf("MissingPlugin.internal() = %+v, want %+v", got, s.Missing[0])
+	}
 }

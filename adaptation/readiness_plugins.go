@@ -9,46 +9,23 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/readiness"
 )
 
-// gatePlugins is what the gate asks of the active plugins and of their
-// admission. Its methods must not allocate: AwaitPlugins' fast path calls
-// ActiveAs for each required plugin. They may be called with the tracker's
-// lock held.
-type gatePlugins interface {
-	// ActiveAs finds the active plugin, not gone, that a required name
-	// matches (see idMatches).
-	ActiveAs(name string) (gatePlugin, bool)
-	// BackoffUntil is when id's sync back-off ends; zero if it has none.
-	BackoffUntil(id string) time.Time
-	// RunPodSandboxWorstCase is how long a RunPodSandbox's plugin calls may
-	// take with the active plugins: the sum of the request timeouts of
-	// those that take it.
-	RunPodSandboxWorstCase() time.Duration
-}
-
-// gatePlugin is an active plugin, as the gate sees it.
-type gatePlugin struct {
-	ID string // "idx-name"
-	// TakesRunPodSandbox: it subscribed to RunPodSandbox, so a pod that
-	// requires it expects its answer.
-	TakesRunPodSandbox bool
-}
-
 // readinessPlugins is the readiness gate's view of a's plugins
-// (gatePlugins). Its methods do not allocate.
+// (readiness.Plugins). Its methods do not allocate.
 type readinessPlugins struct{ a *Adaptation }
 
 // ActiveAs finds the active plugin, not gone, that a required name matches:
 // by its name alone or with its index, as the default validator matches
 // them.
-func (w readinessPlugins) ActiveAs(name string) (gatePlugin, bool) {
+func (w readinessPlugins) ActiveAs(name string) (readiness.Plugin, bool) {
 	for _, p := range w.a.registry.snapshot() {
-		if idMatches(name, p.id) && !p.gone() {
-			return gatePlugin{ID: p.id, TakesRunPodSandbox: p.subscribed(api.Event_RUN_POD_SANDBOX)}, true
+		if readiness.Matches(name, p.id) && !p.gone() {
+			return readiness.Plugin{ID: p.id, TakesRunPodSandbox: p.subscribed(api.Event_RUN_POD_SANDBOX)}, true
 		}
 	}
-	return gatePlugin{}, false
+	return readiness.Plugin{}, false
 }
 
 // BackoffUntil is when id's sync back-off ends; zero if it has none.
@@ -62,7 +39,7 @@ func (w readinessPlugins) RunPodSandboxWorstCase() time.Duration {
 
 // tookPartIn is RunPodSandbox's reply collector with the readiness gate on:
 // an answer is taking part.
-func tookPartIn(g *sandboxGate) func(*plugin, *api.RunPodSandboxResponse) error {
+func tookPartIn(g *readiness.Gate) func(*plugin, *api.RunPodSandboxResponse) error {
 	return func(p *plugin, _ *api.RunPodSandboxResponse) error {
 		g.TookPart(p.id)
 		return nil

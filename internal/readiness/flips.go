@@ -2,7 +2,7 @@
 
 // The flip feed: each flip of the node-level readiness, handed to the runtime's callback one at a time.
 
-package adaptation
+package readiness
 
 import (
 	"errors"
@@ -20,13 +20,13 @@ const maxPendingFlips = 64
 // flipFeed queues the flips for the callback; it is guarded by the
 // tracker's mutex.
 type flipFeed struct {
-	pending    []Readiness
+	pending    []State
 	delivering bool
 }
 
 // push queues a flip and starts a delivery goroutine if none runs. Called
 // with r.mu held: the callback itself runs without it.
-func (f *flipFeed) push(r *readinessTracker, x Readiness) {
+func (f *flipFeed) push(r *Tracker, x State) {
 	if r.cfg.Notify == nil {
 		return
 	}
@@ -42,7 +42,7 @@ func (f *flipFeed) push(r *readinessTracker, x Readiness) {
 }
 
 // deliverFlips hands the queued flips to the callback until none is left.
-func (r *readinessTracker) deliverFlips() {
+func (r *Tracker) deliverFlips() {
 	defer r.deliveries.Done()
 	for {
 		r.mu.Lock()
@@ -62,7 +62,7 @@ func (r *readinessTracker) deliverFlips() {
 	}
 }
 
-func (r *readinessTracker) callNotify(x Readiness) {
+func (r *Tracker) callNotify(x State) {
 	var err error
 	defer func() {
 		var pe *panics.Error
@@ -77,4 +77,4 @@ func (r *readinessTracker) callNotify(x Readiness) {
 
 // Deliveries is the goroutine that hands the flips to the callback, for
 // Stop to wait for; callers only Wait on it.
-func (r *readinessTracker) Deliveries() *sync.WaitGroup { return &r.deliveries }
+func (r *Tracker) Deliveries() *sync.WaitGroup { return &r.deliveries }

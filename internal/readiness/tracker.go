@@ -2,7 +2,7 @@
 
 // The readiness tracker: the node-level state, the waiters' wake-ups and the plugins' stories, kept from joins and departures.
 
-package adaptation
+package readiness
 
 import (
 	"slices"
@@ -13,12 +13,12 @@ import (
 	"github.com/nrikit/nrikit/internal/nri"
 )
 
-// readinessTracker follows the plugins' joins and departures for the
-// readiness gate: the node-level state, the waiters' wake-ups, and the last
-// thing that happened to each plugin.
-type readinessTracker struct {
-	cfg       gateConfig
-	plugins   gatePlugins
+// Tracker follows the plugins' joins and departures for the readiness
+// gate: the node-level state, the waiters' wake-ups, and the last thing
+// that happened to each plugin.
+type Tracker struct {
+	cfg       Config
+	plugins   Plugins
 	required  []string // node-level
 	proceeded atomic.Uint64
 	waiting   func() // tests: called as a pod starts waiting
@@ -39,10 +39,10 @@ type readinessTracker struct {
 	flips      flipFeed
 }
 
-// newReadinessTracker is the gate of an adaptation with cfg, asking plugins
-// about the active plugins. It is not ready until Starting.
-func newReadinessTracker(cfg gateConfig, plugins gatePlugins) *readinessTracker {
-	r := &readinessTracker{cfg: cfg, plugins: plugins}
+// New is the gate of an adaptation with cfg, asking plugins about the
+// active plugins. It is not ready until Starting.
+func New(cfg Config, plugins Plugins) *Tracker {
+	r := &Tracker{cfg: cfg, plugins: plugins}
 	if cfg.Validator != nil {
 		r.required = cfg.Validator.RequiredPlugins()
 	}
@@ -55,10 +55,10 @@ func newReadinessTracker(cfg gateConfig, plugins gatePlugins) *readinessTracker 
 }
 
 // on tells whether pods wait for their required plugins.
-func (r *readinessTracker) on() bool { return r.cfg.Wait > 0 }
+func (r *Tracker) on() bool { return r.cfg.Wait > 0 }
 
 // changedLocked wakes the waiters and rechecks the node-level state.
-func (r *readinessTracker) changedLocked() {
+func (r *Tracker) changedLocked() {
 	close(r.changed)
 	r.changed = make(chan struct{})
 	ready := r.running && r.allActive(r.required)
@@ -67,20 +67,20 @@ func (r *readinessTracker) changedLocked() {
 	}
 	if ready != r.ready {
 		r.ready, r.since = ready, time.Now()
-		r.flips.push(r, Readiness{Ready: ready, Since: r.since, Required: r.required})
+		r.flips.push(r, State{Ready: ready, Since: r.since, Required: r.required})
 	}
 }
 
 // onlyRestartingLocked tells whether every missing node-level plugin is
 // being restarted.
-func (r *readinessTracker) onlyRestartingLocked() bool {
+func (r *Tracker) onlyRestartingLocked() bool {
 	for _, name := range r.required {
 		if _, ok := r.plugins.ActiveAs(name); ok {
 			continue
 		}
 		restarting := false
 		for id := range r.restarting {
-			restarting = restarting || idMatches(name, id)
+			restarting = restarting || Matches(name, id)
 		}
 		if !restarting {
 			return false
@@ -91,7 +91,7 @@ func (r *readinessTracker) onlyRestartingLocked() bool {
 
 // Restarting marks id as being restarted (RestartPlugin) until the
 // returned func is called: its gap does not flip Ready.
-func (r *readinessTracker) Restarting(id string) (done func()) {
+func (r *Tracker) Restarting(id string) (done func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.restarting[id] = true
@@ -104,7 +104,7 @@ func (r *readinessTracker) Restarting(id string) (done func()) {
 }
 
 // Starting: the adaptation starts; pods may wait from now on.
-func (r *readinessTracker) Starting() {
+func (r *Tracker) Starting() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.running = true
@@ -112,7 +112,7 @@ func (r *readinessTracker) Starting() {
 }
 
 // Stopping: the adaptation stops; it ends every wait.
-func (r *readinessTracker) Stopping() {
+func (r *Tracker) Stopping() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.running = false
@@ -120,7 +120,7 @@ func (r *readinessTracker) Stopping() {
 }
 
 // Joined: the plugin id entered the dispatch list.
-func (r *readinessTracker) Joined(id string) {
+func (r *Tracker) Joined(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.hints.done(id)
@@ -130,32 +130,32 @@ func (r *readinessTracker) Joined(id string) {
 
 // Left: the plugin id, which had joined, is gone; phase and reason say
 // what it was doing and why.
-func (r *readinessTracker) Left(id, phase, reason string) {
+func (r *Tracker) Left(id, phase, reason string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.history.record(id, MissingPlugin{State: MissingLeft, Plugin: id, Phase: phase, Reason: reason, Time: time.Now()})
+	r.history.record(id, Missing{State: Left, Plugin: id, Phase: phase, Reason: reason, Time: time.Now()})
 	r.changedLocked()
 }
 
 // Failed: the plugin id failed to join, during phase, for reason. A
 // connection that failed before it registered (nri.Unregistered) tells
 // nothing.
-func (r *readinessTracker) Failed(id, phase, reason string) {
+func (r *Tracker) Failed(id, phase, reason string) {
 	if id == nri.Unregistered {
 		return // nothing to tell it by
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.hints.done(id)
-	r.history.record(id, MissingPlugin{State: MissingFailed, Plugin: id, Phase: phase, Reason: reason, Time: time.Now()})
+	r.history.record(id, Missing{State: Failed, Plugin: id, Phase: phase, Reason: reason, Time: time.Now()})
 	r.changedLocked()
 }
 
 // State is the node-level readiness now, with the story of each missing
 // plugin when not ready.
-func (r *readinessTracker) State() Readiness {
+func (r *Tracker) State() State {
 	r.mu.Lock()
-	out := Readiness{Ready: r.ready, Since: r.since, Required: slices.Clone(r.required), Proceeded: r.proceeded.Load()}
+	out := State{Ready: r.ready, Since: r.since, Required: slices.Clone(r.required), Proceeded: r.proceeded.Load()}
 	r.mu.Unlock()
 	if !out.Ready {
 		out.Missing = r.missing(out.Required)
@@ -165,7 +165,7 @@ func (r *readinessTracker) State() Readiness {
 
 // allActive tells whether every named plugin is active. It does not
 // allocate.
-func (r *readinessTracker) allActive(names []string) bool {
+func (r *Tracker) allActive(names []string) bool {
 	for _, name := range names {
 		if _, ok := r.plugins.ActiveAs(name); !ok {
 			return false
@@ -176,8 +176,8 @@ func (r *readinessTracker) allActive(names []string) bool {
 
 // missing lists the named plugins that are not active, each with what
 // happened to it last.
-func (r *readinessTracker) missing(names []string) []MissingPlugin {
-	var missing []MissingPlugin
+func (r *Tracker) missing(names []string) []Missing {
+	var missing []Missing
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, name := range names {
@@ -192,19 +192,19 @@ func (r *readinessTracker) missing(names []string) []MissingPlugin {
 }
 
 // storyLocked is the latest of what happened to a plugin the name matches.
-func (r *readinessTracker) storyLocked(name string) MissingPlugin {
+func (r *Tracker) storyLocked(name string) Missing {
 	if !r.running {
-		return MissingPlugin{State: MissingNotStarted}
+		return Missing{State: NotStarted}
 	}
 	if id, since, ok := r.hints.syncing(name); ok {
-		return MissingPlugin{State: MissingSynchronizing, Plugin: id, Time: since}
+		return Missing{State: Synchronizing, Plugin: id, Time: since}
 	}
 	m, ok := r.history.latest(name)
 	if !ok {
-		return MissingPlugin{State: MissingNeverConnected}
+		return Missing{State: NeverConnected}
 	}
 	if until := r.plugins.BackoffUntil(m.Plugin); until.After(time.Now()) {
-		m.State, m.BackoffUntil = MissingSyncBackoff, until
+		m.State, m.BackoffUntil = SyncBackoff, until
 	}
 	return m
 }

@@ -2,7 +2,7 @@
 
 // The readiness rule inside RunPodSandbox: a pod's required plugins must take part in its creation.
 
-package adaptation
+package readiness
 
 import (
 	"slices"
@@ -11,15 +11,15 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// sandboxGate is one RunPodSandbox's readiness check, made with the gate
-// on: the pod's required plugins, resolved once for the whole fan-out, and
-// those of its plugins that took part in it. A nil *sandboxGate is the gate
-// off, or a pod that requires nothing; its methods then do nothing.
+// Gate is one RunPodSandbox's readiness check, made with the gate on: the
+// pod's required plugins, resolved once for the whole fan-out, and those of
+// its plugins that took part in it. A nil *Gate is the gate off, or a pod
+// that requires nothing; its methods then do nothing.
 //
 // It knows the plugins by id: the event barrier keeps plugins from joining
 // during the fan-out, so the ids of the active plugins are unique there.
-type sandboxGate struct {
-	r        *readinessTracker
+type Gate struct {
+	r        *Tracker
 	pod      *api.PodSandbox
 	required []string
 	err      error // the pod's annotation could not be read
@@ -32,18 +32,18 @@ type sandboxGate struct {
 
 // SandboxGate resolves pod's requirement for its RunPodSandbox; nil, with
 // no allocation, when the gate is off or the pod requires nothing.
-func (r *readinessTracker) SandboxGate(pod *api.PodSandbox) *sandboxGate {
+func (r *Tracker) SandboxGate(pod *api.PodSandbox) *Gate {
 	required, err := r.requirementOf(pod)
 	if err == nil && len(required) == 0 {
 		return nil
 	}
-	return &sandboxGate{r: r, pod: pod, required: required, err: err}
+	return &Gate{r: r, pod: pod, required: required, err: err}
 }
 
 // Requires tells whether the plugin id is one of the pod's required
 // plugins; true too when the pod's annotation cannot be read, since what it
 // asked of the plugin is then unclear (the pod fails after the fan-out).
-func (g *sandboxGate) Requires(id string) bool {
+func (g *Gate) Requires(id string) bool {
 	if g == nil {
 		return false
 	}
@@ -51,7 +51,7 @@ func (g *sandboxGate) Requires(id string) bool {
 		return true
 	}
 	for _, name := range g.required {
-		if idMatches(name, id) {
+		if Matches(name, id) {
 			return true
 		}
 	}
@@ -62,13 +62,13 @@ func (g *sandboxGate) Requires(id string) bool {
 // the pod's sandbox whatever its own policy: it is one of the pod's
 // required plugins and on_timeout is "fail". Under "proceed" the plugin's
 // own policy applies, and the check after the fan-out warns.
-func (g *sandboxGate) RequiredForSandbox(id string) bool {
+func (g *Gate) RequiredForSandbox(id string) bool {
 	return g != nil && !g.r.cfg.Proceed && g.Requires(id)
 }
 
 // TookPart notes that the plugin id answered the pod's RunPodSandbox, or
 // rightly was not called for it.
-func (g *sandboxGate) TookPart(id string) {
+func (g *Gate) TookPart(id string) {
 	if g == nil {
 		return
 	}
@@ -80,16 +80,16 @@ func (g *sandboxGate) TookPart(id string) {
 // silent lists the pod's required plugins that are active, take
 // RunPodSandbox, and did not take part in it: they timed out and were kept,
 // or the event's deadline cut or skipped their call.
-func (g *sandboxGate) silent() []MissingPlugin {
+func (g *Gate) silent() []Missing {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var silent []MissingPlugin
+	var silent []Missing
 	for _, name := range g.required {
 		p, ok := g.r.plugins.ActiveAs(name)
 		if !ok || !p.TakesRunPodSandbox || slices.Contains(g.tookPart, p.ID) {
 			continue
 		}
-		silent = append(silent, MissingPlugin{Name: name, State: missingNoAnswer, Plugin: p.ID})
+		silent = append(silent, Missing{Name: name, State: NoAnswer, Plugin: p.ID})
 	}
 	return silent
 }
@@ -100,8 +100,8 @@ func (g *sandboxGate) silent() []MissingPlugin {
 // during the fan-out, so one active now was in it. One that was missing,
 // was lost during the fan-out or did not answer fails the pod with
 // ErrPluginsNotReady; under "proceed" the pod goes on, with a warning, and
-// is counted in Readiness.Proceeded.
-func (g *sandboxGate) Check() error {
+// is counted in State.Proceeded.
+func (g *Gate) Check() error {
 	if g == nil {
 		return nil
 	}

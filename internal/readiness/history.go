@@ -2,14 +2,12 @@
 
 // The last thing that happened to each plugin that left or failed to join, for the stories of missing plugins.
 
-package adaptation
-
-import "strings"
+package readiness
 
 // pluginHistory is the last thing that happened to each plugin that left or
 // failed to join, by id; bounded, the oldest forgotten first.
 type pluginHistory struct {
-	byID  map[string]MissingPlugin
+	byID  map[string]Missing
 	order []string
 }
 
@@ -17,9 +15,9 @@ type pluginHistory struct {
 // any number of plugin names.
 const historyKept = 1024
 
-func (h *pluginHistory) init() { h.byID = map[string]MissingPlugin{} }
+func (h *pluginHistory) init() { h.byID = map[string]Missing{} }
 
-func (h *pluginHistory) record(id string, m MissingPlugin) {
+func (h *pluginHistory) record(id string, m Missing) {
 	if _, known := h.byID[id]; !known {
 		h.order = append(h.order, id)
 	}
@@ -43,25 +41,13 @@ func (h *pluginHistory) forget(id string) {
 }
 
 // latest is the most recent story of a plugin the required name matches.
-func (h *pluginHistory) latest(name string) (MissingPlugin, bool) {
-	var out MissingPlugin
+func (h *pluginHistory) latest(name string) (Missing, bool) {
+	var out Missing
 	found := false
 	for _, m := range h.byID {
-		if idMatches(name, m.Plugin) && (!found || m.Time.After(out.Time)) {
+		if Matches(name, m.Plugin) && (!found || m.Time.After(out.Time)) {
 			out, found = m, true
 		}
 	}
 	return out, found
-}
-
-// idMatches tells whether a required name ("name" or "idx-name") matches
-// the plugin id "idx-name": the one rule the readiness gate matches
-// required plugins by, active or in their history, as the default
-// validator does.
-func idMatches(name, id string) bool {
-	if name == id {
-		return true
-	}
-	idx, pname, ok := strings.Cut(id, "-")
-	return ok && idx != "" && pname == name
 }

@@ -2,7 +2,7 @@
 
 // The hint that AwaitPlugins is called under a lock SyncFn takes: a required plugin that registered but cannot synchronize.
 
-package adaptation
+package readiness
 
 import (
 	"time"
@@ -37,7 +37,7 @@ func (h *syncHints) done(id string) {
 // syncing finds a plugin the required name matches that is synchronizing.
 func (h *syncHints) syncing(name string) (id string, since time.Time, ok bool) {
 	for id, since := range h.since {
-		if idMatches(name, id) {
+		if Matches(name, id) {
 			return id, since, true
 		}
 	}
@@ -47,7 +47,7 @@ func (h *syncHints) syncing(name string) (id string, since time.Time, ok bool) {
 // Synchronizing records that the plugin id starts synchronizing, and wakes
 // the waiters so that they time its hint; the returned func records that
 // it ended.
-func (r *readinessTracker) Synchronizing(id string) (ended func()) {
+func (r *Tracker) Synchronizing(id string) (ended func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.hints.since[id] = time.Now()
@@ -61,12 +61,12 @@ func (r *readinessTracker) Synchronizing(id string) (ended func()) {
 
 // hintDue is when the hint is due for the first of the missing plugins that
 // synchronize and were not hinted about yet; zero if none.
-func (r *readinessTracker) hintDue(missing []MissingPlugin) time.Time {
+func (r *Tracker) hintDue(missing []Missing) time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var due time.Time
 	for _, m := range missing {
-		if m.State != MissingSynchronizing || r.hints.hinted[m.Plugin] {
+		if m.State != Synchronizing || r.hints.hinted[m.Plugin] {
 			continue
 		}
 		if since, ok := r.hints.since[m.Plugin]; ok && (due.IsZero() || since.Add(syncHintAfter).Before(due)) {
@@ -78,7 +78,7 @@ func (r *readinessTracker) hintDue(missing []MissingPlugin) time.Time {
 
 // hint logs, once per plugin, that a missing plugin has been synchronizing
 // for over syncHintAfter while pods wait for it.
-func (r *readinessTracker) hint(missing []MissingPlugin) {
+func (r *Tracker) hint(missing []Missing) {
 	now := time.Now()
 	for _, m := range missing {
 		r.mu.Lock()

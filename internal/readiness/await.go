@@ -2,7 +2,7 @@
 
 // Await: holding a pod's creation until its required plugins are active, within a bound.
 
-package adaptation
+package readiness
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// maxReadinessWaiters bounds the pods waiting at once; beyond it a pod
-// meets the bound at once.
-const maxReadinessWaiters = 1024
+// maxWaiters bounds the pods waiting at once; beyond it a pod meets the
+// bound at once.
+const maxWaiters = 1024
 
 // Await holds a pod's creation until its required plugins are active: it
-// is AwaitPlugins (see its doc). It returns nil at once,
+// is AwaitPlugins (see its doc in adaptation). It returns nil at once,
 // without allocating, when the gate is off, when the pod is exempt or
 // tolerates missing plugins, or when its required plugins are active.
 // Otherwise it waits, woken by plugins joining, until they are all active
@@ -27,7 +27,7 @@ const maxReadinessWaiters = 1024
 // 1,024 waiting pods, or Stopping; then it fails with ErrPluginsNotReady
 // telling each missing plugin's story, or under Proceed lets the pod
 // through with a warning. It returns ctx's error when ctx is cancelled.
-func (r *readinessTracker) Await(ctx context.Context, pod *api.PodSandbox) error {
+func (r *Tracker) Await(ctx context.Context, pod *api.PodSandbox) error {
 	required, err := r.requirementOf(pod)
 	if err != nil || len(required) == 0 {
 		return err
@@ -43,19 +43,19 @@ func (r *readinessTracker) Await(ctx context.Context, pod *api.PodSandbox) error
 
 // WatchWaiters has fn called as each pod starts waiting, for tests; call
 // it before Starting.
-func (r *readinessTracker) WatchWaiters(fn func()) { r.waiting = fn }
+func (r *Tracker) WatchWaiters(fn func()) { r.waiting = fn }
 
-func (r *readinessTracker) isRunning() bool {
+func (r *Tracker) isRunning() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.running
 }
 
 // awaitPlugins is Await's wait.
-func (r *readinessTracker) awaitPlugins(ctx context.Context, pod *api.PodSandbox, required []string) error {
+func (r *Tracker) awaitPlugins(ctx context.Context, pod *api.PodSandbox, required []string) error {
 	start := time.Now()
 	if !r.enter() {
-		return r.atBound(pod, required, fmt.Sprintf("%d pods wait already", maxReadinessWaiters))
+		return r.atBound(pod, required, fmt.Sprintf("%d pods wait already", maxWaiters))
 	}
 	defer r.leave()
 	if r.waiting != nil {
@@ -104,7 +104,7 @@ func (r *readinessTracker) awaitPlugins(ctx context.Context, pod *api.PodSandbox
 // what its event deadline needs: deadline_reserve, and the worst case of
 // its fan-out (the own timeouts of the active plugins that take it), so
 // that a pod let through still reaches its plugins.
-func (r *readinessTracker) awaitBound(ctx context.Context, start time.Time) (time.Time, string) {
+func (r *Tracker) awaitBound(ctx context.Context, start time.Time) (time.Time, string) {
 	wait := r.cfg.Wait
 	bound, why := start.Add(wait), "waited "+wait.String()
 	if d, ok := ctx.Deadline(); ok {
@@ -117,32 +117,32 @@ func (r *readinessTracker) awaitBound(ctx context.Context, start time.Time) (tim
 }
 
 // enter counts a waiter; false when there are too many.
-func (r *readinessTracker) enter() bool {
+func (r *Tracker) enter() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.waiters >= maxReadinessWaiters {
+	if r.waiters >= maxWaiters {
 		return false
 	}
 	r.waiters++
 	return true
 }
 
-func (r *readinessTracker) leave() {
+func (r *Tracker) leave() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.waiters--
 }
 
 // watch returns the channel the next change closes, and whether NRI runs.
-func (r *readinessTracker) watch() (<-chan struct{}, bool) {
+func (r *Tracker) watch() (<-chan struct{}, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.changed, r.running
 }
 
-func backoffOutlasts(missing []MissingPlugin, bound time.Time) bool {
+func backoffOutlasts(missing []Missing, bound time.Time) bool {
 	for _, m := range missing {
-		if m.State == MissingSyncBackoff && m.BackoffUntil.After(bound) {
+		if m.State == SyncBackoff && m.BackoffUntil.After(bound) {
 			return true
 		}
 	}
@@ -151,7 +151,7 @@ func backoffOutlasts(missing []MissingPlugin, bound time.Time) bool {
 
 // atBound is what a pod whose required plugins are missing at the bound
 // gets: ErrPluginsNotReady, or under "proceed" nil with a warning.
-func (r *readinessTracker) atBound(pod *api.PodSandbox, required []string, why string) error {
+func (r *Tracker) atBound(pod *api.PodSandbox, required []string, why string) error {
 	missing := r.missing(required)
 	if len(missing) == 0 {
 		return nil
@@ -161,11 +161,11 @@ func (r *readinessTracker) atBound(pod *api.PodSandbox, required []string, why s
 
 // notReady fails the pod for its missing plugins, or under "proceed" logs
 // the warning and returns nil.
-func (r *readinessTracker) notReady(pod *api.PodSandbox, missing []MissingPlugin, why, warning string) error {
+func (r *Tracker) notReady(pod *api.PodSandbox, missing []Missing, why, warning string) error {
 	if r.cfg.Proceed {
-		r.cfg.Log.WithFields(logrus.Fields{"pod": pod.GetNamespace() + "/" + pod.GetName(), "missing": semicolonList(missing), "why": why}).
+		r.cfg.Log.WithFields(logrus.Fields{"pod": pod.GetNamespace() + "/" + pod.GetName(), "missing": stories(missing), "why": why}).
 			Warn(warning)
 		return nil
 	}
-	return fmt.Errorf("%w: pod %s/%s (%s): %s", ErrPluginsNotReady, pod.GetNamespace(), pod.GetName(), why, semicolonList(missing))
+	return fmt.Errorf("%w: pod %s/%s (%s): %s", ErrPluginsNotReady, pod.GetNamespace(), pod.GetName(), why, stories(missing))
 }

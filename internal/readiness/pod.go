@@ -2,7 +2,7 @@
 
 // What a pod requires: the default validator's required plugins for it, unless it is exempt.
 
-package adaptation
+package readiness
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // requirementOf is what a pod requires, nil when it is exempt or the gate
 // is off: its namespace is exempt, or it tolerates missing plugins. It does
 // not allocate for a pod without the validator's annotations.
-func (r *readinessTracker) requirementOf(pod *api.PodSandbox) ([]string, error) {
+func (r *Tracker) requirementOf(pod *api.PodSandbox) ([]string, error) {
 	if r.cfg.Validator == nil || !r.on() {
 		return nil, nil
 	}
