@@ -16,6 +16,7 @@ import (
 	"github.com/nrikit/nrikit"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/lifecycle"
 	"github.com/nrikit/nrikit/internal/readiness"
 	"github.com/nrikit/nrikit/internal/records"
 	"github.com/nrikit/nrikit/internal/status"
@@ -97,7 +98,7 @@ type Adaptation struct {
 	barrier      syncx.Barrier // events share it; a synchronizing plugin takes it alone
 	syncGate     syncx.Barrier // BlockPluginSync's: blocks share it, a synchronization takes it alone
 	deprecations deprecations
-	lifecycle    lifecycle
+	lifecycle    *lifecycle.Store[*plugin]
 	changes      changeFeed
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 	readiness    *readiness.Tracker
@@ -157,7 +158,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 	a.budget = newBudget(&o, &a.registry)
 	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
 	a.changes.fn, a.changes.log = o.changes, o.logger
-	a.lifecycle.init()
+	a.lifecycle = lifecycle.New[*plugin]()
 	a.readiness = readiness.New(o.readinessConfig(), readinessPlugins{a})
 	a.records = records.New(o.containerRecords)
 	return a, nil

@@ -67,7 +67,7 @@ func relayWithin[Req, Rsp any](ctx context.Context, a *Adaptation, ev api.Event,
 		a.payOwed(ctx, p, ev, req)
 		// The contract advances for every plugin, subscribed or not, so that a
 		// plugin that takes only stops still gets them.
-		if !a.lifecycle.admit(p, ev, req) {
+		if !a.lifecycle.Admit(p, ev, req) {
 			g.TookPart(p.id) // it knew the pod already
 			continue
 		}
@@ -242,7 +242,7 @@ func (a *Adaptation) drop(ctx context.Context, p *plugin, phase string, f failur
 // forget releases what was recorded for a plugin that leaves.
 func (a *Adaptation) forget(p *plugin) {
 	a.deprecations.forget(p)
-	a.lifecycle.forget(p)
+	a.lifecycle.Forget(p)
 }
 
 // eventBarrier is held for the whole fan-out of one event, so that no

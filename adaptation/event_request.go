@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/lifecycle"
 )
 
 // checkRequest refuses the setup of a pod or container that was already
@@ -19,14 +20,14 @@ import (
 // reference relays it, but nrikit cannot keep that pod's or container's
 // lifecycle: no ordering or exactly-once bookkeeping applies to it. The
 // check and the record of a creation that begins take one locked pass of
-// the lifecycle (begin).
+// the lifecycle (Begin).
 func (a *Adaptation) checkRequest(ctx context.Context, ev api.Event, pol eventPolicy, req any) error {
-	podID, ctrID := podIDOf(req), containerIDOf(req)
+	podID, ctrID := lifecycle.PodID(req), lifecycle.ContainerID(req)
 	if podID == "" || ev.IsContainerEvent() && ctrID == "" {
 		a.logCtx(ctx).WithFields(logrus.Fields{"event": ev.Name(), "pod": podID, "container": ctrID}).
 			Debug("nrikit: request names no pod or container: relayed without lifecycle bookkeeping")
 	}
-	removed := a.lifecycle.begin(ev, req, pol.class == classSetup, podID, ctrID)
+	removed := a.lifecycle.Begin(ev, req, pol.class == classSetup, podID, ctrID)
 	switch {
 	case removed == "":
 		return nil

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/lifecycle"
 )
 
 // The runtime may stop or remove a pod with containers it never stopped or
@@ -19,18 +20,18 @@ import (
 // stopContainers stops, for plugins, the pod's containers they still see
 // running.
 func (a *Adaptation) stopContainers(ctx context.Context, pod *api.PodSandbox) {
-	for _, ctr := range a.lifecycle.containersOf(pod) {
+	for _, ctr := range a.lifecycle.ContainersOf(pod) {
 		a.stopContainer(ctx, pod, ctr)
 	}
 }
 
 // removeContainers stops and removes, for plugins, the pod's containers.
 func (a *Adaptation) removeContainers(ctx context.Context, pod *api.PodSandbox) {
-	for _, ctr := range a.lifecycle.containersOf(pod) {
+	for _, ctr := range a.lifecycle.ContainersOf(pod) {
 		a.stopContainer(ctx, pod, ctr)
 		req := &api.RemoveContainerRequest{Pod: pod, Container: ctr}
 		_ = relay(ctx, a, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
-		a.lifecycle.containerRemoved(ctr)
+		a.lifecycle.ContainerRemoved(ctr)
 	}
 }
 
@@ -38,11 +39,11 @@ func (a *Adaptation) removeContainers(ctx context.Context, pod *api.PodSandbox) 
 // there is no record of what plugins had, so nothing is added.
 func (a *Adaptation) stopContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) {
 	req := &api.StopContainerRequest{Pod: pod, Container: ctr}
-	if podIDOf(req) == "" || ctr.GetId() == "" {
+	if lifecycle.PodID(req) == "" || ctr.GetId() == "" {
 		return
 	}
 	_ = relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
-	a.lifecycle.containerStopped(ctr)
+	a.lifecycle.ContainerStopped(ctr)
 }
 
 func (a *Adaptation) stopPod(ctx context.Context, pod *api.PodSandbox) {

@@ -19,7 +19,7 @@ import (
 func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRequest) error {
 	release, dl, err := a.setupBarrier(ctx, api.Event_RUN_POD_SANDBOX)
 	if err != nil {
-		a.lifecycle.podGivenUp(req.GetPod())
+		a.lifecycle.PodGivenUp(req.GetPod())
 		return err
 	}
 	defer release()
@@ -33,7 +33,7 @@ func (a *Adaptation) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRe
 	if err == nil {
 		err = g.Check()
 	}
-	a.lifecycle.podRan(req.GetPod(), err == nil)
+	a.lifecycle.PodRan(req.GetPod(), err == nil)
 	return err
 }
 
@@ -63,7 +63,7 @@ func (a *Adaptation) StopPodSandbox(ctx context.Context, req *api.StopPodSandbox
 	defer a.eventBarrier()()
 	a.stopContainers(ctx, req.GetPod())
 	err := relay(ctx, a, api.Event_STOP_POD_SANDBOX, req, api.PluginService.StopPodSandbox, nil)
-	a.lifecycle.podStopped(req.GetPod())
+	a.lifecycle.PodStopped(req.GetPod())
 	return err
 }
 
@@ -75,7 +75,7 @@ func (a *Adaptation) RemovePodSandbox(ctx context.Context, req *api.RemovePodSan
 	a.removeContainers(ctx, req.GetPod())
 	a.stopPod(ctx, req.GetPod())
 	err := relay(ctx, a, api.Event_REMOVE_POD_SANDBOX, req, api.PluginService.RemovePodSandbox, nil)
-	a.lifecycle.podRemoved(req.GetPod())
+	a.lifecycle.PodRemoved(req.GetPod())
 	return err
 }
 
@@ -84,7 +84,7 @@ func (a *Adaptation) RemovePodSandbox(ctx context.Context, req *api.RemovePodSan
 func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContainerRequest) (*api.CreateContainerResponse, error) {
 	release, dl, err := a.setupBarrier(ctx, api.Event_CREATE_CONTAINER)
 	if err != nil {
-		a.lifecycle.containerGivenUp(req.GetContainer())
+		a.lifecycle.ContainerGivenUp(req.GetContainer())
 		return nil, err
 	}
 	defer release()
@@ -114,7 +114,7 @@ func (a *Adaptation) CreateContainer(ctx context.Context, req *api.CreateContain
 		shapeLikeReference(merged.Adjust)
 		consulted, err = a.validate(ctx, dl, req, c, merged, validators)
 	}
-	a.lifecycle.containerCreated(req.GetContainer(), err == nil)
+	a.lifecycle.ContainerCreated(req.GetContainer(), err == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func (a *Adaptation) StopContainer(ctx context.Context, req *api.StopContainerRe
 		return nil
 	}
 	err := relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, collect)
-	a.lifecycle.containerStopped(req.GetContainer())
+	a.lifecycle.ContainerStopped(req.GetContainer())
 	a.logDiscarded(ctx, api.Event_STOP_CONTAINER, result.Discarded())
 	a.records.UpdatesMerged(records.ByStop, result.Updated(), result.OwnersOf)
 	return result.Response(), err
@@ -202,7 +202,7 @@ func (a *Adaptation) RemoveContainer(ctx context.Context, req *api.RemoveContain
 	defer a.eventBarrier()()
 	a.stopContainer(ctx, req.GetPod(), req.GetContainer())
 	err := relay(ctx, a, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
-	a.lifecycle.containerRemoved(req.GetContainer())
+	a.lifecycle.ContainerRemoved(req.GetContainer())
 	a.records.Removed(req.GetContainer().GetId())
 	return err
 }

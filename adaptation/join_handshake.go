@@ -21,7 +21,7 @@ import (
 // cand and proc are set for pre-installed plugins, whose identity comes from
 // their file name. registered, if set, is called once the plugin registered.
 func (a *Adaptation) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.Candidate, proc *launch.Process, registered func()) error {
-	arrived := a.lifecycle.now()
+	arrived := a.lifecycle.Now()
 	rs := newRuntimeService(a, cand == nil)
 	rs.rev.stopping = ctx.Done()
 	conn, err := dialSocketConn(trunk, proc, rs, &a.opts, candidateID(cand))
@@ -75,7 +75,7 @@ func (a *Adaptation) mayRegister(id string) error {
 // active. A failed phase drops it.
 func (a *Adaptation) handshake(ctx context.Context, p *plugin) error {
 	if p.inProcess() {
-		p.arrived = a.lifecycle.now()
+		p.arrived = a.lifecycle.Now()
 	}
 	if p.joining == nil { // built-in or WASM: its handshake starts here; a socket plugin's began with its connection, which ends it
 		p.joining = a.joining.Begin(p.id, p.conn.pid(), nri.PhaseConfigure)

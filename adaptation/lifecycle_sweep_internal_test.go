@@ -16,6 +16,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/lifecycle"
 )
 
 // createOnlyRuntime relays only CreateContainer, as Docker Engine does, and
@@ -60,12 +61,6 @@ func (r *createOnlyRuntime) create(a *Adaptation, i int) error {
 	return nil
 }
 
-func (l *lifecycle) records() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.pods) + len(l.ctrs)
-}
-
 // TestRecordsBoundedWithoutTeardown: a runtime that relays no teardown
 // event, with no plugin joining, creates 10,000 containers and keeps a few:
 // nrikit lists its state when its records outgrow the last listing, and
@@ -77,8 +72,8 @@ func TestRecordsBoundedWithoutTeardown(t *testing.T) {
 		keep      = 16
 		// Each creation records a container and its pod. After a listing,
 		// the records are the live ones and those created since the listing
-		// before; a new listing comes once sweepSlack more were created.
-		bound = 2*keep + 3*sweepSlack
+		// before; a new listing comes once SweepSlack more were created.
+		bound = 2*keep + 3*lifecycle.SweepSlack
 	)
 	rt := &createOnlyRuntime{keep: keep, listed: make(chan struct{}, 1)}
 	base := api.PluginBase{Events: api.MaskOf(api.Event_CREATE_CONTAINER)}
@@ -124,7 +119,7 @@ func awaitRecordsWithin(t *testing.T, a *Adaptation, rt *createOnlyRuntime, boun
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
-		n := a.lifecycle.records()
+		n := a.lifecycle.Records()
 		if n <= bound {
 			return n
 		}

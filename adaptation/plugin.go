@@ -87,7 +87,7 @@ type plugin struct {
 	joining        *status.Handshake // its handshake, while in it, for Status
 
 	// arrived is the lifecycle clock when it connected (in-process: when its
-	// handshake began); its sync bridges only what happened since (lifecycle_unlisted.go).
+	// handshake began); its sync bridges only what happened since (internal/lifecycle/unlisted.go).
 	arrived uint64
 }
 

@@ -19,15 +19,15 @@ import (
 // event barrier is taken only when SyncFn calls back with its lists, and is
 // held until p has joined, so that no event falls between p's snapshot and
 // its first live event. Events relayed between SyncFn's call and the
-// callback are reconciled with the lists (lifecycle.reconcile) and caught up
-// after the snapshot; before p arrived, the lists are the truth (lifecycle_unlisted.go).
+// callback are reconciled with the lists (lifecycle.Store.Reconcile) and caught up
+// after the snapshot; before p arrived, the lists are the truth (internal/lifecycle/unlisted.go).
 func (a *Adaptation) synchronizeAndJoin(ctx context.Context, p *plugin) error {
 	releaseGate, err := a.syncGate.EnterExclusiveCtx(ctx)
 	if err != nil {
 		return fmt.Errorf("nrikit: waiting for the runtime's plugin sync blocks to end: %w", err)
 	}
 	defer releaseGate()
-	s := &syncRun{a: a, p: p, since: a.lifecycle.now()}
+	s := &syncRun{a: a, p: p, since: a.lifecycle.Now()}
 	defer s.releaseBarrier()
 	if a.syncFn == nil {
 		_, err = s.callback(ctx, nil, nil)
@@ -79,7 +79,7 @@ func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*
 	}
 	s.called = true
 	s.release = s.a.barrier.EnterExclusive()
-	s.pods, s.ctrs = s.a.lifecycle.reconcile(pods, ctrs, min(s.p.arrived, s.since))
+	s.pods, s.ctrs = s.a.lifecycle.Reconcile(pods, ctrs, min(s.p.arrived, s.since))
 	updates, err := s.a.sendSnapshot(ctx, s.p, s.pods, s.ctrs)
 	return withResources(updates), err
 }

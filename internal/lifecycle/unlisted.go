@@ -2,7 +2,7 @@
 
 // Applying the runtime's lists to the records: what they leave out is missed, then forgotten.
 
-package adaptation
+package lifecycle
 
 import "github.com/nrikit/nrikit/api"
 
@@ -19,13 +19,13 @@ import "github.com/nrikit/nrikit/api"
 // two listings. The second listing is what spares a live object whose
 // runtime stored it after a listing: it stays known to the plugins that
 // heard of it, and a pod left out of a snapshot is owed to that plugin
-// (lifecycle_owed.go).
+// (owed.go).
 
 // sweep applies the lists to the records: what they carry is confirmed,
 // with the pods of the containers they carry; what they leave out with no
 // sign of life since from is marked missed, or forgotten when a listing
 // before from missed it too. Called with mu held.
-func (l *lifecycle) sweep(pods []*api.PodSandbox, ctrs []*api.Container, from uint64) {
+func (l *Store[P]) sweep(pods []*api.PodSandbox, ctrs []*api.Container, from uint64) {
 	listed := make(map[string]bool, len(pods)+2*len(ctrs))
 	for _, p := range pods {
 		listed[p.GetId()] = true
@@ -61,7 +61,7 @@ func (l *lifecycle) sweep(pods []*api.PodSandbox, ctrs []*api.Container, from ui
 // and reports whether it is gone: missed by an earlier listing, by from
 // (the sweep ticks the clock, so a listing at from came before), as well.
 // Called with mu held.
-func (l *lifecycle) unlisted(r *record, listed bool, from, now uint64) (gone bool) {
+func (l *Store[P]) unlisted(r *record[P], listed bool, from, now uint64) (gone bool) {
 	switch {
 	case listed:
 		r.missed = 0
@@ -78,9 +78,9 @@ func (l *lifecycle) unlisted(r *record, listed bool, from, now uint64) (gone boo
 // their records among the forgotten: the runtime no longer lists them, but
 // an event for one of them later still reaches the plugins that knew it.
 // Called with mu held.
-func (l *lifecycle) forgetPod(id string) {
+func (l *Store[P]) forgetPod(id string) {
 	r := l.pods[id]
-	l.unowe(r, nil)
+	l.unoweAll(r)
 	l.forgotten.keep(r)
 	delete(l.pods, id)
 	for cid := range l.byPod[id] {
@@ -92,14 +92,14 @@ func (l *lifecycle) forgetPod(id string) {
 
 // forgetContainer drops a container's record, kept among the forgotten.
 // Called with mu held.
-func (l *lifecycle) forgetContainer(id string) {
+func (l *Store[P]) forgetContainer(id string) {
 	l.forgotten.keep(l.ctrs[id])
 	l.dropContainer(id)
 }
 
 // dropContainer drops a container's record and its place in its pod's
 // index. Called with mu held.
-func (l *lifecycle) dropContainer(id string) {
+func (l *Store[P]) dropContainer(id string) {
 	if r := l.ctrs[id]; r != nil {
 		delete(l.byPod[r.podID], id)
 		if len(l.byPod[r.podID]) == 0 {

@@ -2,7 +2,7 @@
 
 // Recently removed IDs, so that late events for them are not relayed.
 
-package adaptation
+package lifecycle
 
 // tombstones remembers the most recently removed ids in fixed memory, so
 // that a late event for a removed pod or container is not relayed.

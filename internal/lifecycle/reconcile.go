@@ -2,7 +2,7 @@
 
 // Reconciling a plugin's snapshot with the events relayed since the listing.
 
-package adaptation
+package lifecycle
 
 import (
 	"cmp"
@@ -19,17 +19,17 @@ import (
 // lifecycle records what nrikit relayed meanwhile, on one clock (seq), so
 // that a joining plugin's snapshot can be reconciled with it.
 
-// now reads the lifecycle clock.
-func (l *lifecycle) now() uint64 {
+// Now reads the lifecycle clock.
+func (l *Store[P]) Now() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.seq
 }
 
-// podStopped and containerStopped record, once, when a stop's fan-out
+// PodStopped and ContainerStopped record, once, when a stop's fan-out
 // ended. One that nrikit never saw created is recorded as an event for it
-// would be (admit): it predates nrikit.
-func (l *lifecycle) podStopped(pod *api.PodSandbox) {
+// would be (Admit): it predates nrikit.
+func (l *Store[P]) PodStopped(pod *api.PodSandbox) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if id := pod.GetId(); id != "" && !l.removed.has(id) {
@@ -37,7 +37,9 @@ func (l *lifecycle) podStopped(pod *api.PodSandbox) {
 	}
 }
 
-func (l *lifecycle) containerStopped(ctr *api.Container) {
+// ContainerStopped records, once, when a container's stop's fan-out ended,
+// as [Store.PodStopped] does a pod's.
+func (l *Store[P]) ContainerStopped(ctr *api.Container) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	id, podID := ctr.GetId(), ctr.GetPodSandboxId()
@@ -48,14 +50,14 @@ func (l *lifecycle) containerStopped(ctr *api.Container) {
 	l.stamp(l.lookup(l.ctrs, id, podID, pod.assumed))
 }
 
-func (l *lifecycle) stamp(r *record) {
+func (l *Store[P]) stamp(r *record[P]) {
 	if r.stoppedAt == 0 {
 		l.seq++
 		r.stoppedAt, r.at, r.missed = l.seq, l.seq, 0
 	}
 }
 
-// reconcile makes the runtime's lists a snapshot that agrees with what
+// Reconcile makes the runtime's lists a snapshot that agrees with what
 // nrikit relayed since the clock from: it leaves out what was removed, adds
 // the containers whose creation finished since (missingContainers), and
 // announces the pod of every container it carries. What the lists leave out
@@ -63,7 +65,7 @@ func (l *lifecycle) stamp(r *record) {
 // and forgotten once two listings missed it (sweep). The caller holds the
 // event barrier, so no fan-out is in flight. The runtime's slices and
 // objects are not changed.
-func (l *lifecycle) reconcile(pods []*api.PodSandbox, ctrs []*api.Container, from uint64) ([]*api.PodSandbox, []*api.Container) {
+func (l *Store[P]) Reconcile(pods []*api.PodSandbox, ctrs []*api.Container, from uint64) ([]*api.PodSandbox, []*api.Container) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	pods = slices.DeleteFunc(slices.Clone(pods), func(p *api.PodSandbox) bool {
@@ -82,7 +84,7 @@ func (l *lifecycle) reconcile(pods []*api.PodSandbox, ctrs []*api.Container, fro
 // still being created: a plugin hears of a pod before its containers. A
 // runtime that lists pods and containers at different moments can list a
 // container whose pod it missed. Called with mu held.
-func (l *lifecycle) announcePodsOf(pods []*api.PodSandbox, ctrs []*api.Container) []*api.PodSandbox {
+func (l *Store[P]) announcePodsOf(pods []*api.PodSandbox, ctrs []*api.Container) []*api.PodSandbox {
 	at := make(map[string]int, len(pods))
 	for i, p := range pods {
 		at[p.GetId()] = i
@@ -112,22 +114,22 @@ func (l *lifecycle) announcePodsOf(pods []*api.PodSandbox, ctrs []*api.Container
 // stopsSince lists the stops relayed after the clock since of the pods and
 // containers p knows as created but not as stopped, in the order they
 // happened, and records that p has them. Called with mu held.
-func (l *lifecycle) stopsSince(p *plugin, since uint64) []missedEvent {
+func (l *Store[P]) stopsSince(p P, since uint64) []Missed {
 	type stop struct {
-		r     *record
-		event missedEvent
+		r     *record[P]
+		event Missed
 	}
 	var stops []stop
 	for _, r := range l.pods {
 		if r.stoppedAt > since && r.state(p)&(seenCreated|seenStopped|seenRemoved) == seenCreated {
-			stops = append(stops, stop{r, missedEvent{ev: api.Event_STOP_POD_SANDBOX, pod: l.podOf(r.id)}})
+			stops = append(stops, stop{r, Missed{Event: api.Event_STOP_POD_SANDBOX, Pod: l.podOf(r.id)}})
 		}
 	}
 	for _, r := range l.ctrs {
 		if r.stoppedAt <= since || r.state(p)&(seenCreated|seenStopped|seenRemoved) != seenCreated {
 			continue
 		}
-		// As in admit: a container only within its pod's life as p saw it.
+		// As in Admit: a container only within its pod's life as p saw it.
 		if pod := l.pods[r.podID]; pod == nil || pod.state(p)&(seenCreated|seenRemoved) != seenCreated {
 			continue
 		}
@@ -135,10 +137,10 @@ func (l *lifecycle) stopsSince(p *plugin, since uint64) []missedEvent {
 		if ctr == nil {
 			ctr = &api.Container{Id: r.id, PodSandboxId: r.podID}
 		}
-		stops = append(stops, stop{r, missedEvent{ev: api.Event_STOP_CONTAINER, pod: l.podOf(r.podID), ctr: ctr}})
+		stops = append(stops, stop{r, Missed{Event: api.Event_STOP_CONTAINER, Pod: l.podOf(r.podID), Container: ctr}})
 	}
 	slices.SortFunc(stops, func(a, b stop) int { return cmp.Compare(a.r.stoppedAt, b.r.stoppedAt) })
-	out := make([]missedEvent, len(stops))
+	out := make([]Missed, len(stops))
 	for i, s := range stops {
 		s.r.plugins.set(p, s.r.state(p)|seenStopped)
 		out[i] = s.event
@@ -148,7 +150,7 @@ func (l *lifecycle) stopsSince(p *plugin, since uint64) []missedEvent {
 
 // podOf is the pod as created, or as little as its id when nrikit never saw
 // it created. Called with mu held.
-func (l *lifecycle) podOf(id string) *api.PodSandbox {
+func (l *Store[P]) podOf(id string) *api.PodSandbox {
 	if r := l.pods[id]; r != nil && r.pod != nil {
 		return r.pod
 	}

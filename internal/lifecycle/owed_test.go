@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package adaptation
+package lifecycle
 
 import (
 	"testing"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/nrikit/nrikit/api"
-	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // TestOwedPodsReleased: a pod a snapshot left out is owed to the plugin
@@ -18,40 +15,39 @@ import (
 func TestOwedPodsReleased(t *testing.T) {
 	tests := []struct {
 		name    string
-		release func(t *testing.T, l *lifecycle, p *plugin, pod *api.PodSandbox)
+		release func(t *testing.T, l *Store[*plugin], p *plugin, pod *api.PodSandbox)
 	}{
-		{"the runtime relays an event for it", func(t *testing.T, l *lifecycle, p *plugin, pod *api.PodSandbox) {
+		{"the runtime relays an event for it", func(t *testing.T, l *Store[*plugin], p *plugin, pod *api.PodSandbox) {
 			if l.owedPod(p, api.Event_STOP_POD_SANDBOX, &api.StopPodSandboxRequest{Pod: pod}) == nil {
 				t.Fatal("the owed pod was not handed over with the next event for it")
 			}
-			l.owing.Add(-1) // as payOwed does once it sent it
+			l.owing.Add(-1) // as PayOwed does once it sent it
 			if l.owedPod(p, api.Event_REMOVE_POD_SANDBOX, &api.RemovePodSandboxRequest{Pod: pod}) != nil {
 				t.Fatal("the owed pod was handed over twice")
 			}
 		}},
-		{"the plugin leaves", func(_ *testing.T, l *lifecycle, p *plugin, _ *api.PodSandbox) { l.forget(p) }},
-		{"a later listing leaves it out", func(t *testing.T, l *lifecycle, _ *plugin, _ *api.PodSandbox) {
-			l.reconcile(nil, nil, l.now())
+		{"the plugin leaves", func(_ *testing.T, l *Store[*plugin], p *plugin, _ *api.PodSandbox) { l.Forget(p) }},
+		{"a later listing leaves it out", func(t *testing.T, l *Store[*plugin], _ *plugin, _ *api.PodSandbox) {
+			l.Reconcile(nil, nil, l.Now())
 			if len(l.pods) != 0 {
 				t.Fatal("a pod two listings left out was kept")
 			}
 		}},
-		{"it is removed", func(_ *testing.T, l *lifecycle, _ *plugin, pod *api.PodSandbox) { l.podRemoved(pod) }},
+		{"it is removed", func(_ *testing.T, l *Store[*plugin], _ *plugin, pod *api.PodSandbox) { l.PodRemoved(pod) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var l lifecycle
-			l.init()
-			p := newPlugin("10", "late", nri.Builtin, nil, inProcessConn{}, logrus.NewEntry(logrus.New()))
+			l := New[*plugin]()
+			p := newPlugin("late")
 			pod := &api.PodSandbox{Id: "p"}
 			l.podStarting(pod)
-			l.podRan(pod, true)
-			since := l.now()
-			pods, ctrs := l.reconcile(nil, nil, since)
-			if missed := l.synced(p, pods, ctrs, since); len(missed) != 0 || l.owing.Load() != 1 {
+			l.PodRan(pod, true)
+			since := l.Now()
+			pods, ctrs := l.Reconcile(nil, nil, since)
+			if missed := l.Synced(p, pods, ctrs, since); len(missed) != 0 || l.owing.Load() != 1 {
 				t.Fatalf("snapshot left out a pod created before the plugin arrived: told %v, %d owed; want nothing told, 1 owed", missed, l.owing.Load())
 			}
-			tt.release(t, &l, p, pod)
+			tt.release(t, l, p, pod)
 			if n := l.owing.Load(); n != 0 {
 				t.Fatalf("%d pods still owed", n)
 			}

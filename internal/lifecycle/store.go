@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// The lifecycle contract: per-object records that order and deduplicate events per plugin.
+// The store: per-object records that order and deduplicate events per plugin.
 
-package adaptation
+package lifecycle
 
 import (
 	"sync"
@@ -11,31 +11,32 @@ import (
 	"github.com/nrikit/nrikit/api"
 )
 
-// lifecycle enforces, per plugin, the pod and container lifecycle contract:
+// Store enforces, per plugin, the pod and container lifecycle contract:
 // a plugin hears of a pod (container) once as created, then at most one stop
 // and one remove, in that order, and nothing after the remove. It also knows
 // which pods ran, so that a plugin joining later can be told of those its
 // snapshot missed. What the runtime's lists show to be gone is forgotten
-// (lifecycle_unlisted.go), so its memory is bounded by what the runtime had at its
+// (unlisted.go), so its memory is bounded by what the runtime had at its
 // last listings and what was created since (plus a fixed number of
 // tombstones of removed ones and of records forgotten), even when no
-// teardown event is relayed.
-type lifecycle struct {
+// teardown event is relayed. P is the caller's identity of a plugin: the
+// store compares plugins with == and keeps them as keys, nothing more.
+type Store[P comparable] struct {
 	mu        sync.Mutex
-	pods      map[string]*record
-	ctrs      map[string]*record
+	pods      map[string]*record[P]
+	ctrs      map[string]*record[P]
 	byPod     map[string]map[string]struct{} // pod -> its containers' ids
 	removed   tombstones
-	forgotten forgotten // records listings showed gone (lifecycle_forgotten.go)
+	forgotten forgotten[P] // records listings showed gone (forgotten.go)
 	seq       uint64
 
 	// sweepAbove is how many records make nrikit list the runtime's state
-	// on its own; overgrown asks for that listing (lifecycle_sweep.go).
+	// on its own; overgrown asks for that listing (sweep.go).
 	sweepAbove int
 	overgrown  chan struct{}
 
 	// owing counts the pods owed to plugins; paying orders their payment
-	// (lifecycle_owed.go).
+	// (owed.go).
 	owing  atomic.Int64
 	paying sync.Mutex
 }
@@ -48,11 +49,11 @@ const (
 	seenStopped
 	seenRemoved
 	// seenOwed: its snapshot left out a pod whose creation it never heard;
-	// it hears the pod's RunPodSandbox before any later event for it (lifecycle_owed.go).
+	// it hears the pod's RunPodSandbox before any later event for it (owed.go).
 	seenOwed
 )
 
-type record struct {
+type record[P comparable] struct {
 	id    string
 	pod   *api.PodSandbox // pods: the request that created it, for catch-up
 	ctr   *api.Container  // containers: as created, for catch-up
@@ -68,21 +69,21 @@ type record struct {
 	// at is the lifecycle clock of the last sign that the runtime has it:
 	// its record's creation, its creation's end, an event naming it, a
 	// listing. missed is the clock of the listing that first left it out
-	// since, 0 if none (lifecycle_unlisted.go).
+	// since, 0 if none (unlisted.go).
 	at, missed uint64
-	plugins    views
+	plugins    views[P]
 }
 
 // present records a sign that the runtime still has r (nil: untracked).
 // Called with mu held.
-func (l *lifecycle) present(r *record) {
+func (l *Store[P]) present(r *record[P]) {
 	if r != nil {
 		l.seq++
 		r.at, r.missed = l.seq, 0
 	}
 }
 
-func (r *record) state(p *plugin) seen {
+func (r *record[P]) state(p P) seen {
 	s, ok := r.plugins.get(p)
 	if !ok && r.assumed {
 		return seenCreated
@@ -94,17 +95,17 @@ func (r *record) state(p *plugin) seen {
 // node has a few plugins, so a short list searched in order does better
 // than a map, and the first few entries live in the record itself: a new
 // record costs no allocation of its own for them.
-type views struct {
-	list []view
-	few  [4]view
+type views[P comparable] struct {
+	list []view[P]
+	few  [4]view[P]
 }
 
-type view struct {
-	p *plugin
+type view[P comparable] struct {
+	p P
 	s seen
 }
 
-func (v *views) get(p *plugin) (seen, bool) {
+func (v *views[P]) get(p P) (seen, bool) {
 	for _, e := range v.list {
 		if e.p == p {
 			return e.s, true
@@ -113,7 +114,7 @@ func (v *views) get(p *plugin) (seen, bool) {
 	return 0, false
 }
 
-func (v *views) set(p *plugin, s seen) {
+func (v *views[P]) set(p P, s seen) {
 	for i := range v.list {
 		if v.list[i].p == p {
 			v.list[i].s = s
@@ -123,43 +124,47 @@ func (v *views) set(p *plugin, s seen) {
 	if v.list == nil {
 		v.list = v.few[:0]
 	}
-	v.list = append(v.list, view{p, s})
+	v.list = append(v.list, view[P]{p, s})
 }
 
 // add marks s as seen by p, besides what p saw before.
-func (v *views) add(p *plugin, s seen) {
+func (v *views[P]) add(p P, s seen) {
 	old, _ := v.get(p)
 	v.set(p, old|s)
 }
 
-func (v *views) remove(p *plugin) {
+func (v *views[P]) remove(p P) {
 	for i := range v.list {
 		if v.list[i].p == p {
 			last := len(v.list) - 1
 			copy(v.list[i:], v.list[i+1:])
-			v.list[last] = view{} // let p be collected
+			v.list[last] = view[P]{} // let p be collected
 			v.list = v.list[:last]
 			return
 		}
 	}
 }
 
-func (l *lifecycle) init() {
-	l.pods = map[string]*record{}
-	l.ctrs = map[string]*record{}
-	l.byPod = map[string]map[string]struct{}{}
-	l.removed = newTombstones(4096)
-	l.forgotten = newForgotten(1024)
-	l.sweepAbove = sweepSlack
-	l.overgrown = make(chan struct{}, 1)
+// New returns an empty store for plugins identified by P.
+func New[P comparable]() *Store[P] {
+	return &Store[P]{
+		pods:       map[string]*record[P]{},
+		ctrs:       map[string]*record[P]{},
+		byPod:      map[string]map[string]struct{}{},
+		removed:    newTombstones(4096),
+		forgotten:  newForgotten[P](1024),
+		sweepAbove: SweepSlack,
+		overgrown:  make(chan struct{}, 1),
+	}
 }
 
-// begin is the lifecycle's part of the start of an event's fan-out, in one
+// Begin is the lifecycle's part of the start of an event's fan-out, in one
 // locked pass. With refuseRemoved (a setup event) it returns the id of the
 // pod or container of the request that was already removed, "" if none.
 // Otherwise it records the pod or container whose creation begins (the
-// request of RunPodSandbox or CreateContainer).
-func (l *lifecycle) begin(ev api.Event, req any, refuseRemoved bool, podID, ctrID string) (removed string) {
+// request of RunPodSandbox or CreateContainer). podID and ctrID are the
+// request's ([PodID], [ContainerID]).
+func (l *Store[P]) Begin(ev api.Event, req any, refuseRemoved bool, podID, ctrID string) (removed string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if refuseRemoved {
@@ -185,18 +190,18 @@ func (l *lifecycle) begin(ev api.Event, req any, refuseRemoved bool, podID, ctrI
 }
 
 // podStarting records a pod whose RunPodSandbox fan-out is about to begin.
-func (l *lifecycle) podStarting(pod *api.PodSandbox) {
+func (l *Store[P]) podStarting(pod *api.PodSandbox) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.podStartingLocked(pod)
 }
 
-func (l *lifecycle) podStartingLocked(pod *api.PodSandbox) {
+func (l *Store[P]) podStartingLocked(pod *api.PodSandbox) {
 	if id := pod.GetId(); id != "" && !l.removed.has(id) {
 		// A snapshot may have listed the pod already: keep what it recorded.
 		r := l.lookup(l.pods, id, "", false)
 		if r.failed {
-			l.unowe(r, nil)
+			l.unoweAll(r)
 		}
 		r.retryIfFailed()
 		r.pod = pod
@@ -205,13 +210,13 @@ func (l *lifecycle) podStartingLocked(pod *api.PodSandbox) {
 
 // containerCreating records a container whose CreateContainer fan-out is
 // about to begin.
-func (l *lifecycle) containerCreating(ctr *api.Container) {
+func (l *Store[P]) containerCreating(ctr *api.Container) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.containerCreatingLocked(ctr)
 }
 
-func (l *lifecycle) containerCreatingLocked(ctr *api.Container) {
+func (l *Store[P]) containerCreatingLocked(ctr *api.Container) {
 	if id := ctr.GetId(); id != "" && !l.removed.has(id) {
 		r := l.lookup(l.ctrs, id, ctr.GetPodSandboxId(), false)
 		r.retryIfFailed()
@@ -223,31 +228,36 @@ func (l *lifecycle) containerCreatingLocked(ctr *api.Container) {
 // reference relays every creation: the plugins that heard the failed
 // attempt hear this one too, and a validator then finds the required
 // plugins among those that handled it.
-func (r *record) retryIfFailed() {
+func (r *record[P]) retryIfFailed() {
 	if r.failed {
 		r.failed = false
-		r.plugins = views{}
+		r.plugins = views[P]{}
 	}
 }
 
-func (l *lifecycle) containerCreated(ctr *api.Container, ok bool) { l.ran(l.ctrs, ctr.GetId(), ok) }
+// ContainerCreated records whether a container's CreateContainer fan-out
+// succeeded.
+func (l *Store[P]) ContainerCreated(ctr *api.Container, ok bool) { l.ran(l.ctrs, ctr.GetId(), ok) }
 
-// podGivenUp and containerGivenUp record a creation that reached no plugin:
+// PodGivenUp and ContainerGivenUp record a creation that reached no plugin:
 // the runtime's undo (its stop and removal) must not reach them either.
-func (l *lifecycle) podGivenUp(pod *api.PodSandbox) {
+func (l *Store[P]) PodGivenUp(pod *api.PodSandbox) {
 	l.podStarting(pod)
-	l.podRan(pod, false)
+	l.PodRan(pod, false)
 }
 
-func (l *lifecycle) containerGivenUp(ctr *api.Container) {
+// ContainerGivenUp records a container's creation that reached no plugin,
+// as [Store.PodGivenUp] does a pod's.
+func (l *Store[P]) ContainerGivenUp(ctr *api.Container) {
 	l.containerCreating(ctr)
-	l.containerCreated(ctr, false)
+	l.ContainerCreated(ctr, false)
 }
 
-func (l *lifecycle) podRan(pod *api.PodSandbox, ok bool) { l.ran(l.pods, pod.GetId(), ok) }
+// PodRan records whether a pod's RunPodSandbox fan-out succeeded.
+func (l *Store[P]) PodRan(pod *api.PodSandbox, ok bool) { l.ran(l.pods, pod.GetId(), ok) }
 
 // ran records whether the creation fan-out of a pod or container succeeded.
-func (l *lifecycle) ran(m map[string]*record, id string, ok bool) {
+func (l *Store[P]) ran(m map[string]*record[P], id string, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if r := m[id]; r != nil {
@@ -256,10 +266,10 @@ func (l *lifecycle) ran(m map[string]*record, id string, ok bool) {
 	}
 }
 
-// admit decides whether p gets ev for the pod or container of req, and
+// Admit decides whether p gets ev for the pod or container of req, and
 // records that it did.
-func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
-	podID := podIDOf(req)
+func (l *Store[P]) Admit(p P, ev api.Event, req any) bool {
+	podID := PodID(req)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if podID == "" || l.removed.has(podID) {
@@ -269,7 +279,7 @@ func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
 	if !ev.IsContainerEvent() {
 		return step(pod, p, ev)
 	}
-	ctrID := containerIDOf(req)
+	ctrID := ContainerID(req)
 	if ctrID == "" {
 		return true
 	}
@@ -285,7 +295,7 @@ func (l *lifecycle) admit(p *plugin, ev api.Event, req any) bool {
 // lookup finds a record, creating one if needed. An event for an object we
 // never saw created nor listed creates an assumed record: it existed before
 // we tracked it, so every plugin is taken to know it from its snapshot.
-func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool) *record {
+func (l *Store[P]) lookup(m map[string]*record[P], id, podID string, assumed bool) *record[P] {
 	r := m[id]
 	if r != nil {
 		return r
@@ -294,7 +304,7 @@ func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool)
 		l.present(r) // a listing left it out, yet the runtime has it
 	} else {
 		l.seq++
-		r = &record{id: id, podID: podID, seq: l.seq, at: l.seq, assumed: assumed}
+		r = &record[P]{id: id, podID: podID, seq: l.seq, at: l.seq, assumed: assumed}
 	}
 	m[id] = r
 	if podID != "" {
@@ -304,7 +314,7 @@ func (l *lifecycle) lookup(m map[string]*record, id, podID string, assumed bool)
 	return r
 }
 
-func (l *lifecycle) indexContainer(podID, ctrID string) {
+func (l *Store[P]) indexContainer(podID, ctrID string) {
 	ids := l.byPod[podID]
 	if ids == nil {
 		ids = map[string]struct{}{}
@@ -314,7 +324,7 @@ func (l *lifecycle) indexContainer(podID, ctrID string) {
 }
 
 // step applies the contract for one event to one plugin's view.
-func step(r *record, p *plugin, ev api.Event) bool {
+func step[P comparable](r *record[P], p P, ev api.Event) bool {
 	s := r.state(p)
 	var want, forbid, mark seen
 	switch ev {
@@ -334,8 +344,8 @@ func step(r *record, p *plugin, ev api.Event) bool {
 	return true
 }
 
-// podRemoved forgets a pod and its containers once its removal fan-out ended.
-func (l *lifecycle) podRemoved(pod *api.PodSandbox) {
+// PodRemoved forgets a pod and its containers once its removal fan-out ended.
+func (l *Store[P]) PodRemoved(pod *api.PodSandbox) {
 	id := pod.GetId()
 	if id == "" {
 		return // never tracked
@@ -343,7 +353,7 @@ func (l *lifecycle) podRemoved(pod *api.PodSandbox) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if r := l.pods[id]; r != nil {
-		l.unowe(r, nil)
+		l.unoweAll(r)
 	}
 	delete(l.pods, id)
 	l.removed.add(id)
@@ -354,7 +364,8 @@ func (l *lifecycle) podRemoved(pod *api.PodSandbox) {
 	delete(l.byPod, id)
 }
 
-func (l *lifecycle) containerRemoved(ctr *api.Container) {
+// ContainerRemoved forgets a container once its removal fan-out ended.
+func (l *Store[P]) ContainerRemoved(ctr *api.Container) {
 	id := ctr.GetId()
 	if id == "" {
 		return // never tracked
@@ -365,8 +376,8 @@ func (l *lifecycle) containerRemoved(ctr *api.Container) {
 	l.removed.add(id)
 }
 
-// forget releases what was recorded for a plugin that left.
-func (l *lifecycle) forget(p *plugin) {
+// Forget releases what was recorded for a plugin that left.
+func (l *Store[P]) Forget(p P) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range l.pods {
@@ -379,12 +390,12 @@ func (l *lifecycle) forget(p *plugin) {
 	l.forgotten.forget(p)
 }
 
-// containersOf lists the containers of a pod that plugins may know of, in
+// ContainersOf lists the containers of a pod that plugins may know of, in
 // creation order.
-func (l *lifecycle) containersOf(pod *api.PodSandbox) []*api.Container {
+func (l *Store[P]) ContainersOf(pod *api.PodSandbox) []*api.Container {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var recs []*record
+	var recs []*record[P]
 	for id := range l.byPod[pod.GetId()] {
 		r := l.ctrs[id]
 		if r.ctr == nil {
@@ -392,22 +403,5 @@ func (l *lifecycle) containersOf(pod *api.PodSandbox) []*api.Container {
 		}
 		recs = append(recs, r)
 	}
-	return inCreationOrder(recs, func(r *record) *api.Container { return r.ctr })
-}
-
-func podIDOf(req any) string {
-	if r, ok := req.(podRequest); ok && r.GetPod() != nil {
-		return r.GetPod().GetId()
-	}
-	if r, ok := req.(containerRequest); ok {
-		return r.GetContainer().GetPodSandboxId()
-	}
-	return ""
-}
-
-func containerIDOf(req any) string {
-	if r, ok := req.(containerRequest); ok {
-		return r.GetContainer().GetId()
-	}
-	return ""
+	return inCreationOrder(recs, func(r *record[P]) *api.Container { return r.ctr })
 }
