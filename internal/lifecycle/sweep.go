@@ -38,13 +38,6 @@ func (l *Store[P]) IsOvergrown() bool {
 	return len(l.pods)+len(l.ctrs) > l.sweepAbove
 }
 
-// Records is how many pods and containers the store holds records of.
-func (l *Store[P]) Records() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.pods) + len(l.ctrs)
-}
-
 // sweptLocked sets the next bound after a listing: as many new records as
 // the runtime has objects (kept: those not missed, or listed: what a
 // joining plugin's snapshot may add), and at least SweepSlack. The records
