@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// Unit tests of the records listings showed gone.
+
 package lifecycle
 
 import (

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// Unit tests of the store's memory, and the tests' plugin identity.
+
 package lifecycle
 
 import (
