@@ -196,7 +196,8 @@ package adaptation
 //	call_*         one call to one plugin
 //	conn_*         a plugin's connection and the runtime service it calls
 //	plugin*        plugins and their kinds
-//	lifecycle*     the per-object records of the lifecycle contract
+//	lifecycle*     paying owed pods and nrikit's own listings, for the lifecycle
+//	               store (internal/lifecycle)
 //	compat_*       the reference's shapes and aliases
 //	obs_*          logs, metrics, observers
 //	validate*      validators
