@@ -8,19 +8,11 @@ package adaptation
 
 import (
 	"context"
-	"net"
-	"sync"
 
-	"github.com/sirupsen/logrus"
-
-	"github.com/nrikit/nrikit"
 	"github.com/nrikit/nrikit/api"
-	"github.com/nrikit/nrikit/internal/admission"
-	"github.com/nrikit/nrikit/internal/lifecycle"
-	"github.com/nrikit/nrikit/internal/readiness"
 	"github.com/nrikit/nrikit/internal/records"
+	"github.com/nrikit/nrikit/internal/relay"
 	"github.com/nrikit/nrikit/internal/status"
-	"github.com/nrikit/nrikit/internal/syncx"
 )
 
 // Version is the NRI version nrikit announces to plugins in Configure.
@@ -86,43 +78,21 @@ type SyncCB func(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Contai
 type UpdateFn func(ctx context.Context, updates []*api.ContainerUpdate) ([]*api.ContainerUpdate, error)
 
 // Adaptation is the runtime side of NRI. Create it with New.
+//
+// It is a front door over nrikit's components: the plugins, their
+// registry and the relay of each event are internal/relay's; the records of
+// who changed which container internal/records'; the handshakes in
+// progress and the recent changes internal/status'.
 type Adaptation struct {
 	runtimeName    string
 	runtimeVersion string
-	syncFn         SyncFn
-	updateFn       UpdateFn
 	opts           options
-	log            *logrus.Entry
 
-	registry     registry
-	barrier      syncx.Barrier // events share it; a synchronizing plugin takes it alone
-	syncGate     syncx.Barrier // BlockPluginSync's: blocks share it, a synchronization takes it alone
-	deprecations deprecations
-	lifecycle    *lifecycle.Store[*plugin]
-	changes      changeFeed
-	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
-	readiness    *readiness.Tracker
-
-	// Who may join now (internal/admission).
-	admission   *admission.Admission       // external connections registering
-	joinLogs    *admission.LogLimits       // lines about connections refused or failed before joining
-	refusals    *admission.Refusals        // refused connections being answered (join_refusal.go)
-	syncBackoff *admission.SyncBackoff     // plugins that timed out synchronizing
-	budget      *admission.Budget[*plugin] // the event budget's checks, and plugins admitted by it, not joined yet
-
-	joining status.Joining // plugins in their handshake, for Status
+	relay   *relay.Relay
 	records *records.Store // who changed which container (ContainerRecord)
-
-	mu       sync.Mutex // guards the fields below
-	started  bool
-	cancel   context.CancelFunc
-	runCtx   context.Context // what Start launched plugins under; Stop cancels it
-	listener net.Listener
-	wg       sync.WaitGroup // every goroutine the adaptation starts
-
-	// statusServer is the status endpoint (WithStatusSocket), nil if off;
-	// guarded by mu.
-	statusServer *status.Server
+	joining status.Joining // plugins in their handshake, for Status
+	changes changeFeed     // to the runtime's callback, and the recent ones for Status
+	status  statusEndpoint // the status socket (WithStatusSocket)
 }
 
 // New creates an Adaptation. runtimeName and runtimeVersion are what
@@ -142,25 +112,15 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 	if err := o.checkBudget(); err != nil {
 		return nil, err
 	}
-	o.metrics = guardMetrics(o.metrics, o.logger)
 	a := &Adaptation{
 		runtimeName:    runtimeName,
 		runtimeVersion: runtimeVersion,
-		syncFn:         sync,
-		updateFn:       update,
 		opts:           o,
-		log:            o.logger,
-		admission:      newAdmission(),
-		joinLogs:       admission.NewLogLimits(),
-		refusals:       admission.NewRefusals(admission.MaxRefusalsAnswered),
-		syncBackoff:    admission.NewSyncBackoff(),
+		records:        records.New(o.containerRecords),
 	}
-	a.budget = newBudget(&o, &a.registry)
-	a.deprecations = deprecations{recorder: o.recorder, log: o.logger}
 	a.changes.fn, a.changes.log = o.changes, o.logger
-	a.lifecycle = lifecycle.New[*plugin]()
-	a.readiness = readiness.New(o.readinessConfig(), readinessPlugins{a})
-	a.records = records.New(o.containerRecords)
+	a.status.a = a
+	a.relay = relay.New(a.relayConfig(sync, update))
 	return a, nil
 }
 
@@ -170,20 +130,7 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 // used: its end does not stop NRI, Stop does. Stop may be called while
 // Start runs: it ends the plugins' handshakes, and Start returns
 // ErrStartInterrupted.
-func (a *Adaptation) Start(ctx context.Context) error {
-	runCtx, err := a.beginStart(ctx)
-	if err != nil {
-		return err
-	}
-	a.log.WithFields(logrus.Fields{"version": nrikit.Version, "nri_version": a.opts.nriVersion, "runtime": a.runtimeName, "runtime_version": a.runtimeVersion}).
-		Info("nrikit: starting")
-	l, err := a.startPlugins(runCtx)
-	if err != nil {
-		_ = a.Stop(ctx)
-		return err
-	}
-	return a.serve(runCtx, l)
-}
+func (a *Adaptation) Start(ctx context.Context) error { return a.relay.Start(ctx) }
 
 // Reasons nrikit gives plugins in ShutdownRequest, and in the PluginChange
 // of a plugin that leaves for them.
@@ -203,34 +150,7 @@ const (
 // runtime's UpdateFn: Stop waits for it within ctx, and once Stop began no
 // new one is handed to UpdateFn; and for the runtime's ReadinessChanges
 // callback (WithReadinessChanges). Start may be called again.
-func (a *Adaptation) Stop(ctx context.Context) error {
-	a.mu.Lock()
-	if !a.started {
-		a.mu.Unlock()
-		return nil
-	}
-	a.started = false
-	a.readiness.Stopping()
-	cancel, l := a.cancel, a.listener
-	a.listener = nil
-	a.mu.Unlock()
-
-	cancel()
-	a.updateCalls.stop()
-	if l != nil {
-		_ = l.Close()
-	}
-	a.closeStatusSocket()
-	if _, ok := ctx.Deadline(); !ok {
-		var done context.CancelFunc
-		ctx, done = context.WithTimeout(ctx, DefaultShutdownGrace)
-		defer done()
-	}
-	a.shutdownAll(ctx, a.registry.drain(), ReasonRuntimeStopping)
-	err := a.waitForStop(ctx)
-	a.opts.metrics.PluginCount(0)
-	return err
-}
+func (a *Adaptation) Stop(ctx context.Context) error { return a.relay.Stop(ctx) }
 
 // PluginInfo describes one active plugin, for operators.
 type PluginInfo struct {
@@ -257,30 +177,61 @@ type PluginInfo struct {
 // Plugins lists the active plugins in dispatch order.
 func (a *Adaptation) Plugins() []PluginInfo {
 	var out []PluginInfo
-	for _, p := range a.registry.snapshot() {
-		out = append(out, a.pluginInfo(p))
+	for _, p := range a.relay.Plugins() {
+		out = append(out, pluginInfo(p))
 	}
 	return out
 }
 
-func (a *Adaptation) pluginInfo(p *plugin) PluginInfo {
+func pluginInfo(p relay.PluginInfo) PluginInfo {
 	return PluginInfo{
-		Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
-		Events: eventNames(p.events), PID: p.conn.pid(), FailurePolicy: p.policy,
-		StateChange:    p.compat.stateChange.Load(),
-		RequestTimeout: Duration(p.timeout), RequestTimeoutFrom: p.timeoutFrom, FailurePolicyFrom: p.policyFrom,
+		Plugin: p.Plugin, Index: p.Index, Name: p.Name, Kind: p.Kind, Revision: p.Revision,
+		Events: p.Events, PID: p.PID, FailurePolicy: FailurePolicy(p.FailurePolicy), StateChange: p.StateChange,
+		RequestTimeout: Duration(p.RequestTimeout), RequestTimeoutFrom: p.RequestTimeoutFrom, FailurePolicyFrom: p.FailurePolicyFrom,
 	}
-}
-
-func eventNames(m api.EventMask) []string {
-	names := []string{}
-	for _, e := range m.Events() {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 // Deprecations lists the deprecated behaviour of the connected plugins.
 func (a *Adaptation) Deprecations() []PluginDeprecation {
-	return a.deprecations.list()
+	ds := a.relay.Deprecations()
+	out := make([]PluginDeprecation, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, PluginDeprecation{Plugin: d.Plugin, Deprecation: DeprecatedStateChange, Events: d.Events, Since: d.Since})
+	}
+	return out
+}
+
+// Plugin kinds as PluginInfo.Kind reports them.
+const (
+	KindExternal     = "external"
+	KindPreinstalled = "pre-installed"
+	KindBuiltin      = "builtin"
+	KindWASM         = "wasm"
+)
+
+// Protocol revisions, as PluginInfo.Revision and PluginChange.Revision
+// report them.
+const (
+	// RevisionV1alpha1 is the released protocol (reference v0.11 .. v0.12).
+	RevisionV1alpha1 = "v1alpha1"
+	// RevisionV1beta1 is the proposed revision (the reference's open
+	// "devel/api/v1beta1" pull request, as of its head of 2025-11-04).
+	RevisionV1beta1 = "v1beta1"
+)
+
+// ReasonRestarted is the Shutdown reason, and the PluginChange reason, of a
+// plugin that RestartPlugin restarts.
+const ReasonRestarted = "restarted"
+
+// RestartPlugin restarts the pre-installed plugin id (idx-name): it leaves
+// the dispatch list, gets Shutdown(ReasonRestarted) and its process ends
+// (SIGTERM, then SIGKILL when ctx ends), then it is launched again from the
+// plugin path with its current config, as Start launches it. The new
+// instance registers, is configured and synchronizes like any joining
+// plugin: its snapshot holds the pods and containers alive then.
+// RestartPlugin returns once the new instance has joined, or with why it did
+// not (that is also reported as a PluginChange). External, builtin and WASM
+// plugins cannot be restarted: nrikit did not start their processes.
+func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
+	return a.relay.RestartPlugin(ctx, id)
 }

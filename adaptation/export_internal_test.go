@@ -13,6 +13,5 @@ func JoiningChanged(a *Adaptation) <-chan struct{} { return a.joining.Changed() 
 // the event barrier (or waits for it), and returns a channel closed at the
 // barrier's next change.
 func SynchronizationHoldsEvents(a *Adaptation) (bool, <-chan struct{}) {
-	s, changed := a.barrier.State()
-	return s.Exclusive, changed
+	return a.relay.SynchronizationHoldsEvents()
 }

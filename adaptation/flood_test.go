@@ -126,7 +126,7 @@ func (rt *lockingRuntime) podLifecycle(t *testing.T, a *adaptation.Adaptation, i
 // any bound of nrikit's.
 const (
 	handlerFrame = "ttrpc.(*serviceSet).handle.func1("
-	servingFrame = "adaptation.(*runtimeService).UpdateContainers("
+	servingFrame = "relay.(*runtimeService).UpdateContainers("
 )
 
 // Frames of the Go runtime's finalizer and cleanup goroutines. A dump of all

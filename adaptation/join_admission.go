@@ -8,6 +8,8 @@ import (
 	"errors"
 
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/pluginconn"
+	"github.com/nrikit/nrikit/internal/relay"
 )
 
 // Bounds on external connections in their handshake (until the plugin has
@@ -34,17 +36,37 @@ var ErrTooManyRegistering = errors.New("nrikit: too many plugin connections regi
 // synchronization timed out.
 var ErrSyncBackoff = admission.ErrSyncBackoff
 
-// errEvicted ends a connection that had not registered when all places were
-// taken and a newer one came.
-var errEvicted = errors.New("nrikit: closed before registering, to make room for a newer connection: " +
-	"too many connections were registering at once")
-
-// newAdmission counts connections that have not registered, within the
-// bounds above.
-func newAdmission() *admission.Admission {
-	return admission.NewAdmission(admission.Bounds{
-		Total:   MaxRegisteringConnections,
-		PerPID:  MaxRegisteringConnectionsPerPID,
-		Refused: ErrTooManyRegistering,
-	})
+// registeringBounds are the bounds above, as the relay's admission counts
+// connections.
+var registeringBounds = admission.Bounds{
+	Total:   MaxRegisteringConnections,
+	PerPID:  MaxRegisteringConnectionsPerPID,
+	Refused: ErrTooManyRegistering,
 }
+
+// MaxPendingPluginCalls is how many requests one plugin connection may have
+// sent on the runtime service (UpdateContainers, RegisterPlugin, any other)
+// that nrikit has taken on and not yet answered. A request beyond that is
+// answered at once with gRPC code ResourceExhausted, without ever reaching the
+// service: ttrpc starts a goroutine for every request it reads, so this caps
+// the goroutines and memory one plugin can make the runtime hold, whatever
+// rate it sends at.
+const MaxPendingPluginCalls = pluginconn.MaxPendingPluginCalls
+
+// MaxUnsolicitedUpdates is how many updates one UpdateContainers call may
+// carry. Decoded, a minimal update (an ID and CPU shares, 20 bytes on the
+// wire) takes about 340 bytes of the runtime's heap: a call of 4 MiB of
+// them would take 67 MB, eight waiting calls of one plugin 540 MB, and
+// each would hand UpdateFn 200,000 updates under the runtime's lock. A node
+// runs far fewer containers than this.
+const MaxUnsolicitedUpdates = pluginconn.MaxUnsolicitedUpdates
+
+// ErrTooManyUpdates refuses an UpdateContainers call with more than
+// MaxUnsolicitedUpdates updates, before it is decoded.
+var ErrTooManyUpdates = pluginconn.ErrTooManyUpdates
+
+// MaxPluginUpdatesInFlight is how many of one plugin's UpdateContainers calls
+// the runtime's UpdateFn handles at once. Others wait (at most
+// MaxPendingPluginCalls in all) and are never handed over once the plugin is
+// gone or the call's context ends, even if UpdateFn ignores its context.
+const MaxPluginUpdatesInFlight = relay.MaxPluginUpdatesInFlight

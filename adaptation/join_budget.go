@@ -6,6 +6,7 @@ package adaptation
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/nrikit/nrikit/internal/admission"
 )
@@ -54,9 +55,34 @@ func (o *options) checkBudget() error {
 	return nil
 }
 
-// newBudget checks joins and leaves against o's event budget, counting the
-// plugins active in r.
-func newBudget(o *options, r *registry) *admission.Budget[*plugin] {
-	s := admission.BudgetSettings{Event: o.eventBudget, Reserve: o.deadlineReserve, Check: admission.BudgetCheck(o.budgetCheck)}
-	return admission.NewBudget(s, r.snapshot, comparePlugins)
+// DefaultDeadlineReserve is the time an event with a deadline leaves to the
+// runtime after its last plugin call.
+const DefaultDeadlineReserve = 100 * time.Millisecond
+
+// WithEventBudget sets NRI's share of one setup event: no event's plugin
+// calls run past its start (when the runtime calls the event method, so a
+// wait for a joining plugin's synchronization counts) plus d, less the
+// deadline reserve, even when the caller's deadline is later or absent. 0,
+// the default, sets none; New refuses one that does not exceed the deadline
+// reserve. Joining plugins are checked against what it leaves their calls
+// (WithBudgetCheck).
+func WithEventBudget(d time.Duration) Option {
+	return nonNegativeDuration("event_budget", d, func(o *options) { o.eventBudget = d })
+}
+
+// WithDeadlineReserve sets the time an event with a deadline (the caller's,
+// or the event budget) leaves to the runtime after its last plugin call;
+// DefaultDeadlineReserve unless set.
+func WithDeadlineReserve(d time.Duration) Option {
+	return nonNegativeDuration("deadline_reserve", d, func(o *options) { o.deadlineReserve = d })
+}
+
+func nonNegativeDuration(key string, d time.Duration, set func(*options)) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return fmt.Errorf("nrikit: %s: must not be negative, got %v", key, d)
+		}
+		set(o)
+		return nil
+	}
 }

@@ -5,7 +5,6 @@
 package adaptation
 
 import (
-	"context"
 	"sync"
 	"time"
 
@@ -75,16 +74,16 @@ type changeFeed struct {
 // goroutines with what a plugin chose (its name, why it failed), so a panic
 // in it is not let end the process: it is logged with its stack and
 // returned.
-func (f *changeFeed) send(c PluginChange) (err error) {
-	c.Time = time.Now()
-	f.recent.Add(nriChange(c))
+func (f *changeFeed) send(n nri.Change) (err error) {
+	f.recent.Add(n)
 	if f.fn == nil {
 		return nil
 	}
+	c := pluginChange(n)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	defer func() {
-		if pe := panicIn(err); pe != nil {
+		if pe, ok := err.(*panics.Error); ok {
 			f.log.WithFields(logrus.Fields{"plugin": c.Plugin, "change": c.Change, "stack": pe.Stack}).
 				WithError(pe).Error("nrikit: the runtime's PluginChanges callback panicked")
 		}
@@ -93,18 +92,6 @@ func (f *changeFeed) send(c PluginChange) (err error) {
 	panics.Inject("changes.send", c.Plugin)
 	f.fn(c)
 	return nil
-}
-
-// nriChange is c in the form internal/status keeps.
-func nriChange(c PluginChange) nri.Change {
-	n := nri.Change{Change: nri.ChangeKind(c.Change), Plugin: c.Plugin, Kind: c.Kind, Revision: c.Revision, Phase: c.Phase, Reason: c.Reason, PID: c.PID, Time: c.Time}
-	if c.Output != nil {
-		n.Output = make([]nri.OutputLine, len(c.Output))
-		for i, l := range c.Output {
-			n.Output[i] = nri.OutputLine{Stream: l.Stream, Text: l.Text}
-		}
-	}
-	return n
 }
 
 // pluginChange is c in the form WithPluginChanges and Status report.
@@ -117,37 +104,4 @@ func pluginChange(c nri.Change) PluginChange {
 		}
 	}
 	return p
-}
-
-func changeOf(kind ChangeKind, p *plugin, phase, reason string) PluginChange {
-	return PluginChange{Change: kind, Plugin: p.id, Kind: p.kind.String(), Revision: p.revisionName(), Phase: phase, Reason: reason, PID: p.conn.pid()}
-}
-
-// reportJoined reports that p has joined. It is called right after p entered
-// the dispatch list, so nothing can report p's leaving before; reportLeft
-// still waits for it, since the leaving may be decided on another goroutine.
-// A panic in the callback on that report drops p: what p is called may
-// have caused it, and a plugin the runtime's observer does not know of
-// should not take its events.
-func (a *Adaptation) reportJoined(p *plugin) {
-	a.readiness.Joined(p.id)
-	p.stats.Joined(time.Now())
-	err := a.changes.send(changeOf(PluginJoined, p, "", ""))
-	close(p.joinReported)
-	if pe := panicIn(err); pe != nil {
-		p.panicked.CompareAndSwap(nil, pe)
-		a.drop(context.Background(), p, "", failLost) // at registration, in no call of the runtime
-	}
-}
-
-// reportLeft reports that p, which had joined, is gone.
-func (a *Adaptation) reportLeft(p *plugin, phase, reason string) {
-	<-p.joinReported
-	if reason != ReasonReplaced { // its successor was checked against the budget as it joined
-		a.budget.Left(p.log)
-	}
-	change := changeOf(PluginLeft, p, phase, reason)
-	change.Output = p.conn.output()
-	a.readiness.Left(p.id, phase, reason)
-	a.changes.send(change)
 }

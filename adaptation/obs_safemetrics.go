@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Calling the runtime's Metrics so that its panic ends no process.
+// The runtime's Metrics as the relay reports to it: outcomes converted, and a panic in it ending no process.
 
 package adaptation
 
@@ -10,42 +10,31 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/panics"
 )
 
-// safeMetrics calls the runtime's Metrics on nrikit's goroutines with what
-// plugins chose (their names, what they returned), so a panic in it is not
-// let end the process: it is logged with its stack, and the measurement is
-// lost. The plugin is not blamed: a recorder that panics would do so for
-// every plugin.
-type safeMetrics struct {
+// runtimeMetrics is the runtime's Metrics (and its CallFailureMetrics, if
+// it implements that) as relay.Metrics. nrikit calls it on its own
+// goroutines with what plugins chose (their names, what they returned), so
+// a panic in it is not let end the process: it is logged with its stack,
+// and the measurement is lost. The plugin is not blamed: a recorder that
+// panics would do so for every plugin.
+type runtimeMetrics struct {
 	m   Metrics
+	f   CallFailureMetrics // nil when m does not implement it
 	log *logrus.Entry
 }
 
-// safeFailureMetrics is safeMetrics for a Metrics that also implements
-// CallFailureMetrics.
-type safeFailureMetrics struct {
-	safeMetrics
-	f CallFailureMetrics
-}
-
-// guardMetrics wraps the runtime's Metrics, keeping the optional interface.
-func guardMetrics(m Metrics, log *logrus.Entry) Metrics {
-	if _, none := m.(noopMetrics); none {
-		return m
-	}
-	s := safeMetrics{m: m, log: log}
-	if f, ok := m.(CallFailureMetrics); ok {
-		return safeFailureMetrics{s, f}
-	}
-	return s
+func newRuntimeMetrics(m Metrics, log *logrus.Entry) *runtimeMetrics {
+	f, _ := m.(CallFailureMetrics)
+	return &runtimeMetrics{m: m, f: f, log: log}
 }
 
 // guard runs one call of the recorder.
-func (s safeMetrics) guard(plugin string, call func()) {
+func (r *runtimeMetrics) guard(plugin string, call func()) {
 	if err := recordSafely(call); err != nil {
-		s.log.WithFields(logrus.Fields{"plugin": plugin, "stack": panicIn(err).Stack}).
+		r.log.WithFields(logrus.Fields{"plugin": plugin, "stack": err.(*panics.Error).Stack}).
 			WithError(err).Error("nrikit: the runtime's metrics recorder panicked")
 	}
 }
@@ -56,18 +45,20 @@ func recordSafely(call func()) (err error) {
 	return nil
 }
 
-func (s safeMetrics) PluginInvoked(plugin string, ev api.Event, o Outcome, latency time.Duration) {
-	s.guard(plugin, func() { s.m.PluginInvoked(plugin, ev, o, latency) })
+func (r *runtimeMetrics) PluginInvoked(plugin string, ev api.Event, o nri.Outcome, latency time.Duration) {
+	r.guard(plugin, func() { r.m.PluginInvoked(plugin, ev, Outcome(o), latency) })
 }
 
-func (s safeMetrics) AdjustmentsReturned(plugin string, ev api.Event, adjusted, updates, evictions int) {
-	s.guard(plugin, func() { s.m.AdjustmentsReturned(plugin, ev, adjusted, updates, evictions) })
+func (r *runtimeMetrics) PluginCallFailed(plugin string, ev api.Event, o nri.Outcome, err error) {
+	if r.f != nil {
+		r.guard(plugin, func() { r.f.PluginCallFailed(plugin, ev, Outcome(o), err) })
+	}
 }
 
-func (s safeMetrics) PluginCount(n int) {
-	s.guard("", func() { s.m.PluginCount(n) })
+func (r *runtimeMetrics) AdjustmentsReturned(plugin string, ev api.Event, adjusted, updates, evictions int) {
+	r.guard(plugin, func() { r.m.AdjustmentsReturned(plugin, ev, adjusted, updates, evictions) })
 }
 
-func (s safeFailureMetrics) PluginCallFailed(plugin string, ev api.Event, o Outcome, err error) {
-	s.guard(plugin, func() { s.f.PluginCallFailed(plugin, ev, o, err) })
+func (r *runtimeMetrics) PluginCount(n int) {
+	r.guard("", func() { r.m.PluginCount(n) })
 }

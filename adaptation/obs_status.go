@@ -172,16 +172,13 @@ type RefusedConnections struct {
 // time, from any goroutine, before Start and after Stop; it takes no lock
 // an event holds, so it never waits for a plugin.
 func (a *Adaptation) Status() Status {
-	a.mu.Lock()
-	started := a.started
-	a.mu.Unlock()
 	st := Status{
 		SchemaVersion:    StatusSchemaVersion,
 		Time:             time.Now(),
 		Runtime:          a.runtimeName,
 		RuntimeVersion:   a.runtimeVersion,
 		NRIVersion:       a.opts.nriVersion,
-		Started:          started,
+		Started:          a.relay.Started(),
 		Settings:         a.statusSettings(),
 		Plugins:          []PluginStatus{},
 		Joining:          joiningPlugins(a.joining.List()),
@@ -192,8 +189,8 @@ func (a *Adaptation) Status() Status {
 	changes, refused := a.changes.recent.List()
 	st.RecentChanges = pluginChanges(changes)
 	st.RefusedConnections = RefusedConnections{Total: refused.Total, Last: pluginChanges(refused.Last)}
-	for _, p := range a.registry.snapshot() {
-		st.Plugins = append(st.Plugins, pluginStatus(a.pluginInfo(p), p.stats.Snapshot()))
+	for _, p := range a.relay.Plugins() {
+		st.Plugins = append(st.Plugins, pluginStatus(pluginInfo(p), p.Stats.Snapshot()))
 	}
 	return st
 }

@@ -6,8 +6,8 @@
 package adaptation
 
 import (
-	"context"
 	"errors"
+	"sync"
 
 	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/status"
@@ -35,43 +35,39 @@ func WithStatusSocket(path string) Option {
 	}
 }
 
-// startStatusServer listens at a.opts.statusSocket, if set; nil if not.
-func (a *Adaptation) startStatusServer() (*status.Server, error) {
-	if a.opts.statusSocket == "" {
-		return nil, nil
-	}
-	l, err := accept.Listen(a.opts.statusSocket, nil)
-	if err != nil {
-		return nil, err
-	}
-	return status.Serve(l, status.Answers{
-		Status: func() any { return a.Status() },
-		Record: func(id string) (any, bool) { return a.ContainerRecord(id) },
-	}), nil
+// statusEndpoint is the status socket, opened by Start (before any plugin
+// is launched, so that a bad path fails Start first) and closed by Stop.
+type statusEndpoint struct {
+	a  *Adaptation
+	mu sync.Mutex
+	s  *status.Server // nil when off or closed
 }
 
-// openStatusSocket starts the status endpoint of the start runCtx belongs
-// to, unless Stop ended that start meanwhile.
-func (a *Adaptation) openStatusSocket(runCtx context.Context) error {
-	s, err := a.startStatusServer()
+// Open listens at the status socket's path, if one is set.
+func (e *statusEndpoint) Open() error {
+	path := e.a.opts.statusSocket
+	if path == "" {
+		return nil
+	}
+	l, err := accept.Listen(path, nil)
 	if err != nil {
 		return err
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.started || a.runCtx != runCtx {
-		s.Stop()
-		return ErrStartInterrupted
-	}
-	a.statusServer = s
+	s := status.Serve(l, status.Answers{
+		Status: func() any { return e.a.Status() },
+		Record: func(id string) (any, bool) { return e.a.ContainerRecord(id) },
+	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.s = s
 	return nil
 }
 
-// closeStatusSocket stops the status endpoint, if it runs.
-func (a *Adaptation) closeStatusSocket() {
-	a.mu.Lock()
-	s := a.statusServer
-	a.statusServer = nil
-	a.mu.Unlock()
+// Close stops the status socket, if it runs.
+func (e *statusEndpoint) Close() {
+	e.mu.Lock()
+	s := e.s
+	e.s = nil
+	e.mu.Unlock()
 	s.Stop()
 }

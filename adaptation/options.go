@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/containerd/ttrpc"
@@ -229,6 +230,27 @@ func positiveDuration(what string, d time.Duration, set func(*options)) Option {
 			return fmt.Errorf("nrikit: %s must be positive, got %v", what, d)
 		}
 		set(o)
+		return nil
+	}
+}
+
+// WithDefaultValidator turns on the default validator with a copy of the
+// given configuration (see package validator); nil, or Enable false, leaves
+// it off, and an empty name in RequiredPlugins is refused. It checks every
+// container's merged adjustment after all plugins' CreateContainer, beside
+// the validator plugins. It is part of the runtime, not a plugin: it is
+// never dropped nor timed out, and plugins do not see it.
+func WithDefaultValidator(cfg *validator.DefaultValidatorConfig) Option {
+	return func(o *options) error {
+		if cfg == nil || !cfg.Enable {
+			o.defaultValidator = nil
+			return nil
+		}
+		// A name that matches no plugin would fail every creation.
+		if slices.Contains(cfg.RequiredPlugins, "") {
+			return errors.New("nrikit: default validator: empty name in required_plugins")
+		}
+		o.defaultValidator = validator.NewDefaultValidator(cfg)
 		return nil
 	}
 }

@@ -55,22 +55,3 @@ type OutputLine struct {
 func WithPluginOutput(o PluginOutput) Option {
 	return func(opts *options) error { opts.pluginOutput = o; return nil }
 }
-
-// startProcess starts a pre-installed plugin with its output handled as the
-// runtime chose.
-func (a *Adaptation) startProcess(c launch.Candidate) (*launch.Process, error) {
-	return launch.StartWithOutput(c, launch.OutputMode(a.opts.pluginOutput), a.log.WithField("plugin", c.ID()))
-}
-
-// outputLines is a launched plugin's last lines as PluginChange.Output
-// shows them, nil if none.
-func outputLines(lines []launch.Line) []OutputLine {
-	if len(lines) == 0 {
-		return nil
-	}
-	out := make([]OutputLine, len(lines))
-	for i, l := range lines {
-		out[i] = OutputLine{Stream: l.Stream, Text: l.Text}
-	}
-	return out
-}

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
+	"github.com/nrikit/nrikit/internal/relay"
 )
 
 // PluginSettings is what the operator sets for one plugin, in the
@@ -39,6 +39,20 @@ const (
 	FromPlugin   = "plugin"   // the plugin's ConfigureResponse
 	FromDefault  = "default"  // the runtime's setting for every plugin
 )
+
+// relaySettings is the plugin_settings table as the relay looks it up.
+func relaySettings(in map[string]PluginSettings) map[string]relay.Settings {
+	out := make(map[string]relay.Settings, len(in))
+	for key, s := range in {
+		rs := relay.Settings{RequestTimeout: time.Duration(s.RequestTimeout)}
+		if s.FailurePolicy != nil {
+			fp := nri.FailurePolicy(*s.FailurePolicy)
+			rs.FailurePolicy = &fp
+		}
+		out[key] = rs
+	}
+	return out
+}
 
 // WithPluginSettings sets the operator's settings for the plugin key names:
 // "NN-name" (one instance) or "name" (any index). An "NN-name" entry wins
@@ -78,37 +92,6 @@ func validSettingsKey(key string) error {
 	return api.ValidatePluginName(key)
 }
 
-// settingsFor is the operator's entry for p: its "NN-name" one, else its
-// "name" one.
-func (o *options) settingsFor(p *plugin) (PluginSettings, bool) {
-	if s, ok := o.pluginSettings[p.id]; ok {
-		return s, true
-	}
-	s, ok := o.pluginSettings[p.name]
-	return s, ok
-}
-
-// applySettings gives p its effective request timeout, from the operator's
-// settings or the runtime's default; called at each registration.
-func (a *Adaptation) applySettings(p *plugin) {
-	p.timeout, p.timeoutFrom = a.opts.request, FromDefault
-	if s, ok := a.opts.settingsFor(p); ok && s.RequestTimeout > 0 {
-		p.timeout, p.timeoutFrom = time.Duration(s.RequestTimeout), FromOperator
-	}
-}
-
-// effectivePolicy is p's failure policy and where it came from: the
-// operator's settings, else what the plugin declared, else the default.
-func (a *Adaptation) effectivePolicy(p *plugin, declared *api.FailurePolicy) (FailurePolicy, string) {
-	if s, ok := a.opts.settingsFor(p); ok && s.FailurePolicy != nil {
-		return *s.FailurePolicy, FromOperator
-	}
-	if declared != nil {
-		return failurePolicyFrom(declared), FromPlugin
-	}
-	return a.opts.failurePolicy, FromDefault
-}
-
 // settingsOptions is the plugin_settings table as options, in key order so
 // that New reports the same bad entry every time.
 func (c Config) settingsOptions() []Option {
@@ -120,11 +103,14 @@ func (c Config) settingsOptions() []Option {
 	return opts
 }
 
-// settingsFields are p's effective timeout and failure policy, and where
-// each came from, for the "plugin connected" line.
-func (p *plugin) settingsFields() logrus.Fields {
-	return logrus.Fields{
-		"request_timeout": p.timeout, "request_timeout_from": p.timeoutFrom,
-		"fail_request": p.policy.FailRequest, "keep_connected": p.policy.KeepConnected, "failure_policy_from": p.policyFrom,
-	}
+// FailurePolicy says what a plugin's timeout or lost connection means. A
+// plugin may declare its own in ConfigureResponse (NRI v0.12.5); the runtime's
+// default applies to plugins that declare none.
+type FailurePolicy struct {
+	// FailRequest makes a setup event fail when the plugin times out or is
+	// lost, instead of continuing without it. It never fails a teardown or
+	// notification event.
+	FailRequest bool `json:"fail_request,omitempty" toml:"fail_request"`
+	// KeepConnected keeps a plugin that only timed out, instead of dropping it.
+	KeepConnected bool `json:"keep_connected,omitempty" toml:"keep_connected"`
 }

@@ -121,7 +121,7 @@ func semicolonList[T fmt.Stringer](xs []T) string {
 }
 
 // Readiness reports whether the node-level required plugins are active.
-func (a *Adaptation) Readiness() Readiness { return readinessOf(a.readiness.State()) }
+func (a *Adaptation) Readiness() Readiness { return readinessOf(a.relay.Readiness().State()) }
 
 // AwaitPlugins holds a pod's creation until its required plugins are
 // active: the default validator's required_plugins and those its
@@ -151,7 +151,7 @@ func (a *Adaptation) Readiness() Readiness { return readinessOf(a.readiness.Stat
 // between AwaitPlugins and RunPodSandbox, or one that does not answer the
 // pod's RunPodSandbox, fails the pod as well.
 func (a *Adaptation) AwaitPlugins(ctx context.Context, pod *api.PodSandbox) error {
-	return a.readiness.Await(ctx, pod)
+	return a.relay.Readiness().Await(ctx, pod)
 }
 
 // readinessOf is the tracker's state in the runtime's form.

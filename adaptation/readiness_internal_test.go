@@ -22,7 +22,7 @@ import (
 
 // WatchReadinessWaiters has fn called as each pod starts waiting in
 // AwaitPlugins, for the tests outside the package; call it before Start.
-func WatchReadinessWaiters(a *Adaptation, fn func()) { a.readiness.WatchWaiters(fn) }
+func WatchReadinessWaiters(a *Adaptation, fn func()) { a.relay.Readiness().WatchWaiters(fn) }
 
 // Stop ends every wait at once, and leaves no goroutine behind. The 100 ms
 // run from Stop's start to the last waiter's return, each waiter noting
@@ -33,7 +33,7 @@ func TestStopReturnsTheWaitersAtOnce(t *testing.T) {
 	a := newGated(t)
 	const waiters = 100
 	entered := make(chan struct{}, waiters)
-	a.readiness.WatchWaiters(func() { entered <- struct{}{} })
+	a.relay.Readiness().WatchWaiters(func() { entered <- struct{}{} })
 	if err := a.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestStopGivesUpOnABlockedReadinessCallback(t *testing.T) {
 	if !errors.Is(err, ErrStopAbandoned) || !strings.Contains(err.Error(), "ReadinessChanges callback") {
 		t.Errorf("Stop with the callback blocked: %v, want ErrStopAbandoned naming the callback", err)
 	}
-	if limit := timeout + closingGrace + 5*time.Second; took > limit {
+	if limit := timeout + time.Second + 5*time.Second; took > limit { // its context, its grace of a second, a margin
 		t.Errorf("Stop took %v, want within its context, its grace and a margin (%v)", took, limit)
 	}
 }

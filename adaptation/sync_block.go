@@ -5,7 +5,6 @@
 package adaptation
 
 import (
-	"context"
 	"sync/atomic"
 )
 
@@ -34,7 +33,7 @@ type PluginSyncBlock struct {
 // lock that SyncFn takes: a block may wait for a synchronization, and the
 // synchronization calls SyncFn.
 func (a *Adaptation) BlockPluginSync() *PluginSyncBlock {
-	release, _ := a.syncGate.EnterShared(context.Background())
+	release := a.relay.BlockSync()
 	b := &PluginSyncBlock{}
 	b.release.Store(&release)
 	return b

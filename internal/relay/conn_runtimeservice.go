@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// The Runtime service a plugin calls: RegisterPlugin and UpdateContainers.
+
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/pluginconn"
+)
+
+// runtimeService is our side of one plugin connection: the Runtime service
+// the plugin calls to register and to ask for container updates.
+type runtimeService struct {
+	a        *Relay
+	external bool  // external plugins name themselves; launched ones are named by file
+	refusal  error // set: every registration is refused with it (join_refusal.go)
+	result   chan registration
+	once     sync.Once
+	plugin   atomic.Pointer[plugin]
+	rev      connRevision  // the revision it speaks (conn_revision.go)
+	updating chan struct{} // the plugin's updates handed to UpdateFn
+}
+
+type registration struct {
+	req *api.RegisterPluginRequest
+	err error
+}
+
+func newRuntimeService(a *Relay, external bool) *runtimeService {
+	return &runtimeService{a: a, external: external, result: make(chan registration, 1),
+		updating: make(chan struct{}, MaxPluginUpdatesInFlight)}
+}
+
+// RegisterPlugin accepts the first registration on the connection.
+func (s *runtimeService) RegisterPlugin(_ context.Context, req *api.RegisterPluginRequest) (*api.Empty, error) {
+	err := s.refusal
+	if err == nil && s.external {
+		err = api.ValidatePluginIdentity(req.GetPluginIdx(), req.GetPluginName())
+		if err == nil && s.a != nil {
+			// Refused in the reply, so that the plugin hears why: a stub
+			// told it registered, then cut off, waits for ever.
+			err = s.a.mayRegister(api.PluginID(req.GetPluginIdx(), req.GetPluginName()))
+		}
+	}
+	first := false
+	s.once.Do(func() {
+		first = true
+		s.result <- registration{req: req, err: err}
+	})
+	if !first {
+		return nil, errors.New("nrikit: plugin already registered on this connection")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &api.Empty{}, nil
+}
+
+// UpdateContainers hands a plugin's unsolicited updates to the runtime.
+func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateContainersRequest) (*api.UpdateContainersResponse, error) {
+	p := s.plugin.Load()
+	if p == nil {
+		return nil, errors.New("nrikit: UpdateContainers before registration completed")
+	}
+	// Updates that name no container never reach the runtime; the plugin
+	// hears they failed. Those without resources have nothing to do.
+	updates := make([]*api.ContainerUpdate, 0, len(req.GetUpdate()))
+	var unnamed []*api.ContainerUpdate
+	for _, u := range req.GetUpdate() {
+		switch {
+		case u == nil:
+		case u.GetContainerId() == "":
+			unnamed = append(unnamed, u)
+		case hasResources(u):
+			updates = append(updates, u)
+		}
+	}
+	if len(unnamed) > 0 {
+		p.log.WithField("count", len(unnamed)).Debug("nrikit: unsolicited updates that name no container reported failed")
+	}
+	if err := checkUnsolicited(p, updates); err != nil {
+		return nil, err
+	}
+	if s.a.cfg.Update == nil {
+		return &api.UpdateContainersResponse{Failed: append(updates, unnamed...)}, nil
+	}
+	if len(updates) == 0 {
+		return &api.UpdateContainersResponse{Failed: unnamed}, nil // nothing to take the runtime's lock for
+	}
+	release, err := s.handOver(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := s.a.updateCalls.enter(); err != nil {
+		return nil, err
+	}
+	defer s.a.updateCalls.leave()
+	var failed []*api.ContainerUpdate
+	pluginconn.ByRuntime(func() { failed, err = s.a.cfg.Update(ctx, updates) })
+	s.a.cfg.Records.Unsolicited(p.id, updates, failed)
+	if err != nil {
+		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")
+	}
+	return &api.UpdateContainersResponse{Failed: append(failed, unnamed...)}, err
+}
+
+// await waits for the plugin's registration, at most timeout; lost is the
+// connection's end, and unanswered counts the plugin's calls not answered.
+// A refused registration is returned with its error.
+func (s *runtimeService) await(ctx context.Context, timeout time.Duration, lost <-chan struct{}, unanswered func() (int, <-chan struct{})) (*api.RegisterPluginRequest, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-s.result:
+		if r.err != nil {
+			// The connection is closed, but not before the reply saying
+			// why is on its way, and the plugin had a moment to read it:
+			// a reference stub whose connection ends before it took the
+			// reply off it sees only "ttrpc: closed".
+			waitAnswered(ctx, t.C, lost, unanswered)
+			waitClosedByPeer(ctx, lost, refusalGrace)
+			return r.req, fmt.Errorf("%w: %w", errRegistration, r.err)
+		}
+		return r.req, nil
+	case <-t.C:
+		return nil, fmt.Errorf("%w: plugin did not register within %v", errRegistration, timeout)
+	case <-lost:
+		return nil, fmt.Errorf("%w: connection closed before registration", errRegistration)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %w", errRegistration, ctx.Err())
+	}
+}
+
+// refusalGrace is how long a refused plugin has to read why and hang up
+// before nrikit closes its connection.
+const refusalGrace = time.Second
+
+// waitClosedByPeer waits until the peer closes the connection, at most
+// grace.
+func waitClosedByPeer(ctx context.Context, lost <-chan struct{}, grace time.Duration) {
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-lost:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// waitAnswered waits until every call the plugin made has been answered,
+// the connection is lost, timer fires or ctx ends.
+func waitAnswered(ctx context.Context, timer <-chan time.Time, lost <-chan struct{}, unanswered func() (int, <-chan struct{})) {
+	for {
+		n, changed := unanswered()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timer:
+			return
+		case <-lost:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}

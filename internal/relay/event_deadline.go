@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// The event's deadline D and each setup or validation call's share of it.
+
+package relay
+
+import (
+	"context"
+	"time"
+
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/nri"
+	"github.com/nrikit/nrikit/internal/readiness"
+)
+
+// minOptionalCall is the least an optional plugin's call gets when the time
+// set aside for the mandatory plugins after it would leave it less (never
+// more than the time left to the event's deadline, though): a plugin that
+// answers quickly is still heard.
+const minOptionalCall = 50 * time.Millisecond
+
+// eventDeadline is one event's deadline D. The zero value is none: every
+// call gets its plugin's own timeout, as when no deadline and no budget are
+// set.
+type eventDeadline struct {
+	at time.Time
+	// tail is set aside after the fan-out, for the mandatory calls that
+	// follow it: the slowest validator's timeout, for CreateContainer.
+	tail time.Duration
+}
+
+// deadlineOf is D for an event that starts now: the earlier of ctx's
+// deadline and now plus the event budget, less the deadline reserve. Only
+// setup and validation events have one.
+func (a *Relay) deadlineOf(ctx context.Context, pol eventPolicy) eventDeadline {
+	if !pol.class.canFail() {
+		return eventDeadline{}
+	}
+	end, ok := ctx.Deadline()
+	if budget := a.cfg.EventBudget; budget > 0 {
+		if own := time.Now().Add(budget); !ok || own.Before(end) {
+			end, ok = own, true
+		}
+	}
+	if !ok {
+		return eventDeadline{}
+	}
+	return eventDeadline{at: end.Add(-a.cfg.DeadlineReserve)}
+}
+
+func (d eventDeadline) set() bool { return !d.at.IsZero() }
+
+// passed tells whether D is set and reached.
+func (d eventDeadline) passed() bool { return d.set() && !time.Now().Before(d.at) }
+
+// callBudget is the time one plugin call may take.
+type callBudget struct {
+	timeout time.Duration
+	// cut: the event's deadline made timeout shorter than the plugin's own,
+	// so running out of it is not the plugin's fault.
+	cut bool
+}
+
+// within is the budget of a call that may take up to room but no more than
+// the plugin's own timeout.
+func within(own, room time.Duration) callBudget {
+	if room < own {
+		return callBudget{timeout: room, cut: true}
+	}
+	return callBudget{timeout: own}
+}
+
+// forMandatory is the budget of a call whose failure fails the event (a
+// fail_request plugin, a validator): its own timeout, capped by D.
+func (d eventDeadline) forMandatory(p *plugin) callBudget {
+	if !d.set() {
+		return callBudget{timeout: p.timeout}
+	}
+	return within(p.timeout, time.Until(d.at))
+}
+
+// forOptional is the budget of a call whose failure does not fail the
+// event: what is left to D once reserved is set aside for the mandatory
+// calls after it, but at least minOptionalCall (within D).
+func (d eventDeadline) forOptional(p *plugin, reserved time.Duration) callBudget {
+	if !d.set() {
+		return callBudget{timeout: p.timeout}
+	}
+	left := time.Until(d.at)
+	return within(p.timeout, max(left-reserved, min(minOptionalCall, left)))
+}
+
+// budgetFor is p's call budget in the fan-out of ev, whose plugins after p
+// are later, fp being p's failure policy for it and g the readiness check
+// of a RunPodSandbox (nil for other events).
+func (a *Relay) budgetFor(d eventDeadline, ev api.Event, g *readiness.Gate, p *plugin, fp nri.FailurePolicy, later []*plugin) callBudget {
+	if !d.set() {
+		return callBudget{timeout: p.timeout}
+	}
+	if fp.FailRequest {
+		return d.forMandatory(p)
+	}
+	return d.forOptional(p, a.reservedFor(d, ev, g, later))
+}
+
+// reservedFor is the time set aside for the mandatory plugins in later, and
+// the event's tail.
+func (a *Relay) reservedFor(d eventDeadline, ev api.Event, g *readiness.Gate, later []*plugin) time.Duration {
+	reserved := d.tail
+	for _, q := range later {
+		if q.subscribed(ev) && !q.gone() && a.failurePolicyFor(q, g).FailRequest {
+			reserved += q.timeout
+		}
+	}
+	return reserved
+}
+
+// withValidators is a CreateContainer's D with the slowest of its
+// validators' timeouts set aside after the fan-out.
+func (d eventDeadline) withValidators(validators []*plugin) eventDeadline {
+	if d.set() {
+		d.tail = admission.SlowestTimeout(validators)
+	}
+	return d
+}

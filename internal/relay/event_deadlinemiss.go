@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Missing the event's deadline: ErrEventDeadline, and what a call D cut short or never reached means.
+
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nrikit/nrikit/api"
+)
+
+// ErrEventDeadline: a setup event or a creation's validation failed because
+// its deadline (the caller's context deadline or the event budget, less the
+// deadline reserve) was reached before a plugin whose failure fails it had
+// answered. The error names the plugins not reached, and also matches
+// context.DeadlineExceeded.
+var ErrEventDeadline = errors.New("nrikit: the event's deadline was reached")
+
+// eventDeadlineError is how a setup event or a validation fails at D.
+type eventDeadlineError struct {
+	ev         string
+	notReached []string // the plugins cut short or never called, in order
+}
+
+func (e *eventDeadlineError) Error() string {
+	return fmt.Sprintf("%v: %s: plugins not reached: %s", ErrEventDeadline, e.ev, strings.Join(e.notReached, ", "))
+}
+
+func (e *eventDeadlineError) Unwrap() []error {
+	return []error{ErrEventDeadline, context.DeadlineExceeded}
+}
+
+// withNotReached adds to an event deadline error the plugins of later that
+// the fan-out of ev would still have called, and counts their calls as not
+// made.
+func withNotReached(err error, ev api.Event, later []*plugin) error {
+	var dl *eventDeadlineError
+	if errors.As(err, &dl) {
+		dl.addUncalled(ev, later)
+	}
+	return err
+}
+
+// addUncalled adds the plugins that would have taken ev to those not
+// reached, and counts their calls as not made.
+func (e *eventDeadlineError) addUncalled(ev api.Event, plugins []*plugin) {
+	for _, p := range plugins {
+		if p.subscribed(ev) && !p.gone() {
+			e.notReached = append(e.notReached, p.id)
+			countNotCalled(p, ev)
+		}
+	}
+}
+
+// notReached handles p, whose turn came after D: an optional plugin is
+// skipped and the event goes on; a mandatory one fails it.
+func (a *Relay) notReached(ctx context.Context, ev api.Event, p *plugin, mandatory bool) error {
+	countNotCalled(p, ev)
+	log := p.logCtx(ctx).WithField("event", ev.Name())
+	if !mandatory {
+		log.Warn("nrikit: the event's deadline was reached before the plugin's turn; the operation goes on without it")
+		return nil
+	}
+	log.Warn("nrikit: the event's deadline was reached before the plugin's turn; the operation fails")
+	return &eventDeadlineError{ev: ev.Name(), notReached: []string{p.id}}
+}
+
+// cutByEventDeadline is the failure policy of a call that D cut short: not
+// the plugin's fault, so its own policy does not apply. It is kept, unless
+// its connection was left out of step (a request cut short mid-write) or
+// its instance ended; the event fails only if the plugin is mandatory.
+func (a *Relay) cutByEventDeadline(ctx context.Context, ev api.Event, p *plugin, mandatory bool, err error) error {
+	outOfStep := errors.Is(err, errRequestCutShort) || connectionLost(p.conn)
+	what := "nrikit: the event's deadline cut the plugin's call short"
+	if outOfStep {
+		what += "; dropping it, its connection is out of step"
+	}
+	if mandatory {
+		what += "; the operation fails"
+	} else {
+		what += "; the operation goes on without it"
+	}
+	p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error()).Warn(what)
+	if outOfStep {
+		a.drop(ctx, p, ev.Name(), failDeadline)
+	}
+	if mandatory {
+		return &eventDeadlineError{ev: ev.Name(), notReached: []string{p.id}}
+	}
+	return nil
+}
+
+// Whens of deadlinePassed.
+const (
+	deadlineBeforeStart = "had passed when it began"
+	deadlineWhileSync   = "was reached while it waited for a plugin's synchronization"
+)
+
+// deadlinePassed fails, calling nobody, an event whose deadline passed
+// before its fan-out (when says at what point), if any plugin takes part
+// in it.
+func (a *Relay) deadlinePassed(ctx context.Context, ev api.Event, plugins []*plugin, when string) error {
+	e := uncalledAtDeadline(ev, plugins)
+	if e == nil {
+		return nil
+	}
+	a.logCtx(ctx).WithField("event", ev.Name()).WithField("plugins", strings.Join(e.notReached, ",")).
+		Warn("nrikit: the event's deadline " + when + "; the operation fails without calling any plugin")
+	return e
+}
+
+// uncalledAtDeadline is the error of an event whose deadline came before
+// its fan-out began: the plugins of plugins that take part in it (take it
+// or, for CreateContainer, validate it), none of them called. It is nil
+// when none takes part.
+func uncalledAtDeadline(ev api.Event, plugins []*plugin) *eventDeadlineError {
+	e := &eventDeadlineError{ev: ev.Name()}
+	e.addUncalled(ev, plugins)
+	if ev == api.Event_CREATE_CONTAINER {
+		e.addUncalled(api.Event_VALIDATE_CONTAINER_ADJUSTMENT, plugins)
+	}
+	if len(e.notReached) == 0 {
+		return nil
+	}
+	return e
+}
+
+// countNotCalled counts p's call of ev, which the event's deadline left
+// unmade, in Status's not_called: not as a call, whose outcome and latency
+// it does not have, and not in the metrics' PluginInvoked, as p was not
+// invoked. Every path that leaves a call unmade at the deadline counts it
+// here: p's turn after it (notReached), the event beginning after it
+// (deadlinePassed), and a mandatory plugin's miss ending the fan-out
+// before p's turn (withNotReached).
+func countNotCalled(p *plugin, ev api.Event) {
+	p.stats.Skipped(ev)
+}

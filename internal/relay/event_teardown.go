@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// The stops and removals nrikit relays on its own when a pod goes.
+
+package relay
+
+import (
+	"context"
+
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/lifecycle"
+)
+
+// The runtime may stop or remove a pod with containers it never stopped or
+// removed through NRI, and remove what it never stopped (CRI allows both).
+// Plugins still get every step, in order; the lifecycle contract drops the
+// ones a plugin already had, so a runtime that does send them all costs
+// nothing extra.
+
+// stopContainers stops, for plugins, the pod's containers they still see
+// running.
+func (a *Relay) stopContainers(ctx context.Context, pod *api.PodSandbox) {
+	for _, ctr := range a.lifecycle.ContainersOf(pod) {
+		a.stopContainer(ctx, pod, ctr)
+	}
+}
+
+// removeContainers stops and removes, for plugins, the pod's containers.
+func (a *Relay) removeContainers(ctx context.Context, pod *api.PodSandbox) {
+	for _, ctr := range a.lifecycle.ContainersOf(pod) {
+		a.stopContainer(ctx, pod, ctr)
+		req := &api.RemoveContainerRequest{Pod: pod, Container: ctr}
+		_ = relay(ctx, a, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
+		a.lifecycle.ContainerRemoved(ctr)
+	}
+}
+
+// stopContainer and stopPod send a step that may be missing. Without an ID
+// there is no record of what plugins had, so nothing is added.
+func (a *Relay) stopContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) {
+	req := &api.StopContainerRequest{Pod: pod, Container: ctr}
+	if lifecycle.PodID(req) == "" || ctr.GetId() == "" {
+		return
+	}
+	_ = relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
+	a.lifecycle.ContainerStopped(ctr)
+}
+
+func (a *Relay) stopPod(ctx context.Context, pod *api.PodSandbox) {
+	if pod.GetId() == "" {
+		return
+	}
+	_ = relay(ctx, a, api.Event_STOP_POD_SANDBOX, &api.StopPodSandboxRequest{Pod: pod}, api.PluginService.StopPodSandbox, nil)
+}

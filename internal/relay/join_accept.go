@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// The accept loop: each external connection gets a place (join_admission.go) and its own handshake
+// goroutine.
+
+package relay
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/nrikit/nrikit/internal/accept"
+	"github.com/nrikit/nrikit/internal/nri"
+	"github.com/nrikit/nrikit/internal/syncx"
+)
+
+// acceptLoop handshakes every external connection on its own goroutine, so
+// that a slow or silent client cannot delay the others.
+func (a *Relay) acceptLoop(ctx context.Context, l net.Listener) {
+	defer a.wg.Done()
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			a.log.WithError(err).Warn("nrikit: accepting a plugin connection failed")
+			if !syncx.Sleep(ctx, 50*time.Millisecond) {
+				return
+			}
+			continue
+		}
+		pid := accept.PeerPID(conn)
+		var evicted atomic.Bool
+		registered, leave, err := a.admission.Enter(pid, func() {
+			evicted.Store(true)
+			_ = conn.Close()
+		})
+		if err != nil {
+			a.logRefusedConnection(pid)
+			a.refuse(ctx, conn, err)
+			continue
+		}
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			err := a.connectSocket(ctx, conn, nil, nil, registered)
+			leave()
+			if err != nil && evicted.Load() {
+				err = &nri.PluginError{Plugin: nri.Unregistered, Op: nri.PhaseRegister, Err: errEvicted}
+			}
+			a.joinFailed(ctx, nri.External, pid, err)
+		}()
+	}
+}
+
+// logRefusedConnection says, a few times per window, that a connection was
+// refused: its process has its share of places, or every place is held by
+// a plugin joining.
+func (a *Relay) logRefusedConnection(pid int) {
+	log, ok := a.joinLogs.Refused.AllowEntry(a.log)
+	if !ok {
+		return
+	}
+	log = log.WithField("limit", a.cfg.Registering.Total).WithField("limit_per_process", a.cfg.Registering.PerPID)
+	if pid != 0 {
+		log = log.WithField("pid", pid)
+	}
+	log.Warn("nrikit: refused a plugin connection: too many connections registering (from its process, or plugins joining)")
+}
+
+// errEvicted ends a connection that had not registered when all places were
+// taken and a newer one came.
+var errEvicted = errors.New("nrikit: closed before registering, to make room for a newer connection: " +
+	"too many connections were registering at once")

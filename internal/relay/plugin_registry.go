@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// The ordered, copy-on-write list of active plugins.
+
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nrikit/nrikit/internal/nri"
+)
+
+// registry is the ordered set of active plugins. The slice is copy-on-write:
+// a fan-out iterates a snapshot without taking any lock, so registration
+// and removal never wait for a plugin call, and events never wait for each
+// other here.
+type registry struct {
+	mu     sync.Mutex // serialises the changes
+	list   []*plugin
+	closed bool
+	// published is list as of the last change, for lock-free snapshots.
+	published atomic.Pointer[[]*plugin]
+}
+
+func (r *registry) snapshot() []*plugin {
+	if list := r.published.Load(); list != nil {
+		return *list
+	}
+	return nil
+}
+
+// set replaces the list. Called with mu held.
+func (r *registry) set(list []*plugin) {
+	r.list = list
+	r.published.Store(&list)
+}
+
+// open makes the registry accept plugins again after drain (Start after Stop).
+func (r *registry) open() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = false
+}
+
+// Why join refuses a plugin.
+var (
+	errStopping = errors.New("nrikit: runtime is stopping")
+	// ErrPluginIDTaken: an external plugin registered under the index and
+	// name of a pre-installed, WASM or builtin plugin. Only an external
+	// instance replaces an external one: a local peer must not evict the
+	// operator's plugins, nor take a required validator's identity.
+	ErrPluginIDTaken = errors.New("nrikit: plugin ID is held by a plugin the runtime started")
+)
+
+// join adds p in order. An external plugin with the same index and name is
+// replaced and returned, so that the caller can shut it down. It fails once
+// the registry is drained (the runtime is stopping), or when p is external
+// and its ID is held by a plugin of another kind.
+func (r *registry) join(p *plugin) (replaced *plugin, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errStopping
+	}
+	if q := r.holderLocked(p.id); q != nil && !replaceable(q, p.kind) {
+		return nil, idTaken(q)
+	}
+	list := make([]*plugin, 0, len(r.list)+1)
+	for _, q := range r.list {
+		if q.id == p.id {
+			replaced = q
+			continue
+		}
+		list = append(list, q)
+	}
+	list = append(list, p)
+	slices.SortStableFunc(list, comparePlugins)
+	r.set(list)
+	return replaced, nil
+}
+
+// checkID says why an external plugin may not take id, nil if it may.
+func (r *registry) checkID(id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if q := r.holderLocked(id); q != nil && !replaceable(q, nri.External) {
+		return idTaken(q)
+	}
+	return nil
+}
+
+func (r *registry) holderLocked(id string) *plugin {
+	for _, q := range r.list {
+		if q.id == id {
+			return q
+		}
+	}
+	return nil
+}
+
+// replaceable: a new instance of kind replaces old only where both are
+// external; the runtime's own plugins are started once, at Start.
+func replaceable(old *plugin, kind nri.Kind) bool {
+	return old.kind == nri.External && kind == nri.External
+}
+
+func idTaken(holder *plugin) error {
+	return fmt.Errorf("%w (%s plugin %s)", ErrPluginIDTaken, holder.kind, holder.id)
+}
+
+// remove takes p out; it reports whether p was there.
+func (r *registry) remove(p *plugin) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.Index(r.list, p)
+	if i < 0 {
+		return false
+	}
+	r.set(slices.Delete(slices.Clone(r.list), i, i+1))
+	return true
+}
+
+// drain empties the registry and closes it to new plugins.
+func (r *registry) drain() []*plugin {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	list := r.list
+	r.set(nil)
+	r.closed = true
+	return list
+}
+
+func (r *registry) len() int { return len(r.snapshot()) }
+
+// comparePlugins orders by index, ties broken by name: deterministic.
+func comparePlugins(a, b *plugin) int {
+	if c := strings.Compare(a.idx, b.idx); c != 0 {
+		return c
+	}
+	return strings.Compare(a.name, b.name)
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// RestartPlugin: replacing a pre-installed plugin with a new process.
+
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nrikit/nrikit/internal/launch"
+	"github.com/nrikit/nrikit/internal/nri"
+)
+
+// ErrNotRestartable is wrapped by RestartPlugin's error for a plugin that
+// nrikit did not start from the plugin path, so that it cannot start it
+// again.
+var ErrNotRestartable = errors.New("nrikit: only a pre-installed plugin can be restarted")
+
+// RestartPlugin restarts the pre-installed plugin id (idx-name): it leaves
+// the dispatch list, gets Shutdown(nri.ReasonRestarted) and its process ends
+// (SIGTERM, then SIGKILL when ctx ends), then it is launched again from the
+// plugin path with its current config, as Start launches it. The new
+// instance registers, is configured and synchronizes like any joining
+// plugin: its snapshot holds the pods and containers alive then.
+// RestartPlugin returns once the new instance has joined, or with why it did
+// not (that is also reported as a nri.Change). External, builtin and WASM
+// plugins cannot be restarted: nrikit did not start their processes.
+func (a *Relay) RestartPlugin(ctx context.Context, id string) error {
+	a.mu.Lock()
+	if !a.started {
+		a.mu.Unlock()
+		return fmt.Errorf("nrikit: restarting %s: the adaptation is not started", id)
+	}
+	runCtx := a.runCtx
+	a.wg.Add(1) // Stop waits for the restart
+	a.mu.Unlock()
+	defer a.wg.Done()
+
+	p := a.active(id)
+	if p == nil {
+		return fmt.Errorf("nrikit: restarting %s: no such active plugin", id)
+	}
+	if p.kind != nri.Preinstalled {
+		return fmt.Errorf("nrikit: restarting %s: it is %s: %w", id, p.kind, ErrNotRestartable)
+	}
+	cand, err := a.candidate(id)
+	if err != nil {
+		return fmt.Errorf("nrikit: restarting %s: %w", id, err)
+	}
+	defer a.readiness.Restarting(id)()
+	if a.registry.remove(p) {
+		a.cfg.Metrics.PluginCount(a.registry.len())
+		a.shutdownAll(ctx, []*plugin{p}, nri.ReasonRestarted)
+	}
+	proc, err := a.startProcess(cand)
+	if err != nil {
+		err = &nri.PluginError{Plugin: id, Op: nri.PhaseStart, Err: err}
+		a.joinFailed(runCtx, nri.Preinstalled, 0, err)
+		return err
+	}
+	err = a.connectSocket(runCtx, proc.Conn(), &cand, proc, nil)
+	a.processJoinFailed(runCtx, proc, err)
+	return err
+}
+
+// active finds an active plugin by id.
+func (a *Relay) active(id string) *plugin {
+	for _, p := range a.registry.snapshot() {
+		if p.id == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// candidate finds id's file in the plugin path, as Start would.
+func (a *Relay) candidate(id string) (launch.Candidate, error) {
+	found, _, err := launch.Discover(a.cfg.PluginPath, a.cfg.PluginConfigPath)
+	for _, c := range found {
+		if c.ID() == id && !c.WASM {
+			return c, nil
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("no executable for it in %s", a.cfg.PluginPath)
+	}
+	return launch.Candidate{}, err
+}

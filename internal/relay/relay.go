@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// The Relay type: its state, its construction, and what it tells of its plugins.
+
+package relay
+
+import (
+	"context"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/lifecycle"
+	"github.com/nrikit/nrikit/internal/nri"
+	"github.com/nrikit/nrikit/internal/readiness"
+	"github.com/nrikit/nrikit/internal/status"
+	"github.com/nrikit/nrikit/internal/syncx"
+)
+
+// Relay connects plugins and relays the runtime's events to them.
+type Relay struct {
+	cfg Config
+	log *logrus.Entry
+
+	registry     registry
+	barrier      syncx.Barrier // events share it; a synchronizing plugin takes it alone
+	syncGate     syncx.Barrier // BlockSync's: blocks share it, a synchronization takes it alone
+	deprecations deprecations
+	lifecycle    *lifecycle.Store[*plugin]
+	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
+	readiness    *readiness.Tracker
+
+	// Who may join now (internal/admission).
+	admission   *admission.Admission       // external connections registering
+	joinLogs    *admission.LogLimits       // lines about connections refused or failed before joining
+	refusals    *admission.Refusals        // refused connections being answered (join_refusal.go)
+	syncBackoff *admission.SyncBackoff     // plugins that timed out synchronizing
+	budget      *admission.Budget[*plugin] // the event budget's checks, and plugins admitted by it, not joined yet
+
+	mu       sync.Mutex // guards the fields below
+	started  bool
+	cancel   context.CancelFunc
+	runCtx   context.Context // what Start launched plugins under; Stop cancels it
+	listener net.Listener
+	wg       sync.WaitGroup // every goroutine the relay starts
+}
+
+// New returns a Relay configured by cfg, not started.
+func New(cfg Config) *Relay {
+	a := &Relay{
+		cfg:         cfg,
+		log:         cfg.Log,
+		lifecycle:   lifecycle.New[*plugin](),
+		admission:   admission.NewAdmission(cfg.Registering),
+		joinLogs:    admission.NewLogLimits(),
+		refusals:    admission.NewRefusals(admission.MaxRefusalsAnswered),
+		syncBackoff: admission.NewSyncBackoff(),
+	}
+	s := admission.BudgetSettings{Event: cfg.EventBudget, Reserve: cfg.DeadlineReserve, Check: cfg.BudgetCheck}
+	a.budget = admission.NewBudget(s, a.registry.snapshot, comparePlugins)
+	a.deprecations = deprecations{recorder: cfg.Deprecated, log: cfg.Log}
+	a.readiness = readiness.New(cfg.Readiness, readinessPlugins{a})
+	return a
+}
+
+// Readiness is the readiness gate of the relay's plugins.
+func (a *Relay) Readiness() *readiness.Tracker { return a.readiness }
+
+// Started tells whether the relay is between Start and Stop.
+func (a *Relay) Started() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.started
+}
+
+// SynchronizationHoldsEvents tells whether a plugin's synchronization holds
+// the event barrier (or waits for it), and returns a channel closed at the
+// barrier's next change.
+func (a *Relay) SynchronizationHoldsEvents() (bool, <-chan struct{}) {
+	s, changed := a.barrier.State()
+	return s.Exclusive, changed
+}
+
+// PluginInfo describes one active plugin.
+type PluginInfo struct {
+	Plugin, Index, Name, Kind string
+	Revision                  string   // "" for builtin plugins
+	Events                    []string // as api.Event.Name() names them, in event order
+	PID                       int
+	FailurePolicy             nri.FailurePolicy
+	StateChange               bool
+	RequestTimeout            time.Duration
+	// RequestTimeoutFrom and FailurePolicyFrom say where they came from:
+	// FromOperator, FromPlugin or FromDefault.
+	RequestTimeoutFrom, FailurePolicyFrom string
+	// Stats are the instance's call counters.
+	Stats *status.Counters
+}
+
+// Plugins lists the active plugins in dispatch order.
+func (a *Relay) Plugins() []PluginInfo {
+	var out []PluginInfo
+	for _, p := range a.registry.snapshot() {
+		out = append(out, p.info())
+	}
+	return out
+}
+
+func (p *plugin) info() PluginInfo {
+	return PluginInfo{
+		Plugin: p.id, Index: p.idx, Name: p.name, Kind: p.kind.String(), Revision: p.revisionName(),
+		Events: eventNames(p.events), PID: p.conn.PID(), FailurePolicy: p.policy,
+		StateChange:    p.compat.stateChange.Load(),
+		RequestTimeout: p.timeout, RequestTimeoutFrom: p.timeoutFrom, FailurePolicyFrom: p.policyFrom,
+		Stats: p.stats,
+	}
+}
+
+func eventNames(m api.EventMask) []string {
+	names := []string{}
+	for _, e := range m.Events() {
+		names = append(names, e.Name())
+	}
+	return names
+}

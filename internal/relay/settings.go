@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// The operator's per-plugin settings applied at registration: each plugin's effective timeout and policy.
+
+package relay
+
+import (
+	"github.com/sirupsen/logrus"
+
+	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
+)
+
+// Where a plugin's effective request timeout or failure policy came from,
+// as PluginInfo and the "plugin connected" log line say.
+const (
+	FromOperator = "operator" // the plugin_settings table
+	FromPlugin   = "plugin"   // the plugin's ConfigureResponse
+	FromDefault  = "default"  // the runtime's setting for every plugin
+)
+
+// settingsFor is the operator's entry for p: its "NN-name" one, else its
+// "name" one.
+func (c *Config) settingsFor(p *plugin) (Settings, bool) {
+	if s, ok := c.Settings[p.id]; ok {
+		return s, true
+	}
+	s, ok := c.Settings[p.name]
+	return s, ok
+}
+
+// applySettings gives p its effective request timeout, from the operator's
+// settings or the runtime's default; called at each registration.
+func (a *Relay) applySettings(p *plugin) {
+	p.timeout, p.timeoutFrom = a.cfg.Request, FromDefault
+	if s, ok := a.cfg.settingsFor(p); ok && s.RequestTimeout > 0 {
+		p.timeout, p.timeoutFrom = s.RequestTimeout, FromOperator
+	}
+}
+
+// effectivePolicy is p's failure policy and where it came from: the
+// operator's settings, else what the plugin declared, else the default.
+func (a *Relay) effectivePolicy(p *plugin, declared *api.FailurePolicy) (nri.FailurePolicy, string) {
+	if s, ok := a.cfg.settingsFor(p); ok && s.FailurePolicy != nil {
+		return *s.FailurePolicy, FromOperator
+	}
+	if declared != nil {
+		return failurePolicyFrom(declared), FromPlugin
+	}
+	return a.cfg.FailurePolicy, FromDefault
+}
+
+// settingsFields are p's effective timeout and failure policy, and where
+// each came from, for the "plugin connected" line.
+func (p *plugin) settingsFields() logrus.Fields {
+	return logrus.Fields{
+		"request_timeout": p.timeout, "request_timeout_from": p.timeoutFrom,
+		"fail_request": p.policy.FailRequest, "keep_connected": p.policy.KeepConnected, "failure_policy_from": p.policyFrom,
+	}
+}
