@@ -35,12 +35,12 @@ type containerRequest interface{ GetContainer() *api.Container }
 // callPlugin makes the dedicated RPC of ev, falling back to StateChange for
 // plugins that do not implement it. A response of a StateChange-relayed
 // event is the zero value: none of those events returns anything.
-func callPlugin[Req, Rsp any](ctx context.Context, a *Relay, p *plugin, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp]) (Rsp, error) {
+func callPlugin[Req, Rsp any](ctx context.Context, r *Relay, p *plugin, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp]) (Rsp, error) {
 	var none Rsp
 	req := out.req
 	fallback := policyOf(ev).stateChange && p.rev.StateChange
 	if fallback && p.compat.stateChange.Load() {
-		return none, a.relayStateChange(ctx, p, ev, req)
+		return none, r.relayStateChange(ctx, p, ev, req)
 	}
 	rsp, err := rpc(p.svc, ctx, out.to(p))
 	if err == nil || !fallback || !isUnimplemented(err) {
@@ -49,7 +49,7 @@ func callPlugin[Req, Rsp any](ctx context.Context, a *Relay, p *plugin, ev api.E
 	if p.compat.stateChange.CompareAndSwap(false, true) {
 		p.log.WithField("event", ev.Name()).Info("nrikit: plugin predates dedicated event RPCs; using StateChange")
 	}
-	return none, a.relayStateChange(ctx, p, ev, req)
+	return none, r.relayStateChange(ctx, p, ev, req)
 }
 
 // relayStateChange delivers ev through the old multiplexed call. The
@@ -57,13 +57,13 @@ func callPlugin[Req, Rsp any](ctx context.Context, a *Relay, p *plugin, ev api.E
 // shown that it lacks the dedicated RPC, even if it then times out, fails or
 // crashes. Only a plugin without StateChange either is not deprecated but
 // broken.
-func (a *Relay) relayStateChange(ctx context.Context, p *plugin, ev api.Event, req any) error {
+func (r *Relay) relayStateChange(ctx context.Context, p *plugin, ev api.Event, req any) error {
 	sc := &api.StateChangeEvent{Event: ev}
-	if r, ok := req.(podRequest); ok {
-		sc.Pod = r.GetPod()
+	if pr, ok := req.(podRequest); ok {
+		sc.Pod = pr.GetPod()
 	}
-	if r, ok := req.(containerRequest); ok && ev.IsContainerEvent() {
-		sc.Container = r.GetContainer()
+	if cr, ok := req.(containerRequest); ok && ev.IsContainerEvent() {
+		sc.Container = cr.GetContainer()
 	}
 	_, err := p.svc.StateChange(ctx, newOutgoing(sc, true).to(p))
 	if isUnimplemented(err) {
@@ -71,6 +71,6 @@ func (a *Relay) relayStateChange(ctx context.Context, p *plugin, ev api.Event, r
 	}
 	// The call's deadline may be gone; the recorder still deserves a live
 	// context.
-	a.deprecations.record(context.WithoutCancel(ctx), p, ev)
+	r.deprecations.record(context.WithoutCancel(ctx), p, ev)
 	return err
 }

@@ -95,7 +95,7 @@ func (r revisionRuntime) check(method string, registering bool) error {
 	}
 	if p := r.s.rev.violated(err); p != nil {
 		p.markViolation(err) // before the reply: no call reaches p after it
-		go r.s.a.dropForProtocolError(p, err, r.s.rev.stopping)
+		go r.s.relay.dropForProtocolError(p, err, r.s.rev.stopping)
 	}
 	return status.Error(codes.FailedPrecondition, err.Error())
 }
@@ -158,11 +158,11 @@ const violationGrace = time.Second
 // takes no more calls and leaves the dispatch list at once; its connection
 // is closed once it has read the error (it disconnects) or violationGrace
 // has passed.
-func (a *Relay) dropForProtocolError(p *plugin, err error, stopping <-chan struct{}) {
+func (r *Relay) dropForProtocolError(p *plugin, err error, stopping <-chan struct{}) {
 	p.markViolation(err)
-	if a.registry.remove(p) {
-		a.forget(p)
-		a.reportProtocolDrop(p, err)
+	if r.registry.remove(p) {
+		r.forget(p)
+		r.reportProtocolDrop(p, err)
 	}
 	// Otherwise it has not joined: its handshake fails, or it joins and
 	// leaves at once (leaveIfViolated), and that reports it.
@@ -178,16 +178,16 @@ func (a *Relay) dropForProtocolError(p *plugin, err error, stopping <-chan struc
 
 // leaveIfViolated takes p out of the dispatch list again if it broke the
 // protocol while it joined, after dropForProtocolError looked for it there.
-func (a *Relay) leaveIfViolated(p *plugin) {
-	if v := p.violation.Load(); v != nil && a.registry.remove(p) {
-		a.forget(p)
-		a.reportProtocolDrop(p, *v)
+func (r *Relay) leaveIfViolated(p *plugin) {
+	if v := p.violation.Load(); v != nil && r.registry.remove(p) {
+		r.forget(p)
+		r.reportProtocolDrop(p, *v)
 	}
 }
 
-func (a *Relay) reportProtocolDrop(p *plugin, err error) {
+func (r *Relay) reportProtocolDrop(p *plugin, err error) {
 	reason := "protocol error: " + err.Error()
-	a.cfg.Metrics.PluginCount(a.registry.len())
+	r.cfg.Metrics.PluginCount(r.registry.len())
 	p.log.WithField("reason", reason).Warn("nrikit: plugin dropped")
-	a.reportLeft(p, "", reason)
+	r.reportLeft(p, "", reason)
 }

@@ -19,7 +19,7 @@ import (
 // runtimeService is our side of one plugin connection: the Runtime service
 // the plugin calls to register and to ask for container updates.
 type runtimeService struct {
-	a        *Relay
+	relay    *Relay
 	external bool  // external plugins name themselves; launched ones are named by file
 	refusal  error // set: every registration is refused with it (join_refusal.go)
 	result   chan registration
@@ -34,8 +34,8 @@ type registration struct {
 	err error
 }
 
-func newRuntimeService(a *Relay, external bool) *runtimeService {
-	return &runtimeService{a: a, external: external, result: make(chan registration, 1),
+func newRuntimeService(r *Relay, external bool) *runtimeService {
+	return &runtimeService{relay: r, external: external, result: make(chan registration, 1),
 		updating: make(chan struct{}, MaxPluginUpdatesInFlight)}
 }
 
@@ -44,10 +44,10 @@ func (s *runtimeService) RegisterPlugin(_ context.Context, req *api.RegisterPlug
 	err := s.refusal
 	if err == nil && s.external {
 		err = api.ValidatePluginIdentity(req.GetPluginIdx(), req.GetPluginName())
-		if err == nil && s.a != nil {
+		if err == nil && s.relay != nil {
 			// Refused in the reply, so that the plugin hears why: a stub
 			// told it registered, then cut off, waits for ever.
-			err = s.a.mayRegister(api.PluginID(req.GetPluginIdx(), req.GetPluginName()))
+			err = s.relay.mayRegister(api.PluginID(req.GetPluginIdx(), req.GetPluginName()))
 		}
 	}
 	first := false
@@ -89,7 +89,7 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	if err := checkUnsolicited(p, updates); err != nil {
 		return nil, err
 	}
-	if s.a.cfg.Update == nil {
+	if s.relay.cfg.Update == nil {
 		return &api.UpdateContainersResponse{Failed: append(updates, unnamed...)}, nil
 	}
 	if len(updates) == 0 {
@@ -100,13 +100,13 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 		return nil, err
 	}
 	defer release()
-	if err := s.a.updateCalls.enter(); err != nil {
+	if err := s.relay.updateCalls.enter(); err != nil {
 		return nil, err
 	}
-	defer s.a.updateCalls.leave()
+	defer s.relay.updateCalls.leave()
 	var failed []*api.ContainerUpdate
-	pluginconn.ByRuntime(func() { failed, err = s.a.cfg.Update(ctx, updates) })
-	s.a.cfg.Records.Unsolicited(p.id, updates, failed)
+	pluginconn.ByRuntime(func() { failed, err = s.relay.cfg.Update(ctx, updates) })
+	s.relay.cfg.Records.Unsolicited(p.id, updates, failed)
 	if err != nil {
 		p.log.WithError(err).Warn("nrikit: runtime failed unsolicited container updates")
 	}

@@ -106,7 +106,7 @@ func (d *deprecations) pruneClosed() {
 
 // Deprecations lists the deprecated behaviour of the connected plugins, by
 // plugin.
-func (a *Relay) Deprecations() []Deprecation { return a.deprecations.list() }
+func (r *Relay) Deprecations() []Deprecation { return r.deprecations.list() }
 
 func (d *deprecations) list() []Deprecation {
 	d.mu.Lock()

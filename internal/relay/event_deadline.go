@@ -33,12 +33,12 @@ type eventDeadline struct {
 // deadlineOf is D for an event that starts now: the earlier of ctx's
 // deadline and now plus the event budget, less the deadline reserve. Only
 // setup and validation events have one.
-func (a *Relay) deadlineOf(ctx context.Context, pol eventPolicy) eventDeadline {
+func (r *Relay) deadlineOf(ctx context.Context, pol eventPolicy) eventDeadline {
 	if !pol.class.canFail() {
 		return eventDeadline{}
 	}
 	end, ok := ctx.Deadline()
-	if budget := a.cfg.EventBudget; budget > 0 {
+	if budget := r.cfg.EventBudget; budget > 0 {
 		if own := time.Now().Add(budget); !ok || own.Before(end) {
 			end, ok = own, true
 		}
@@ -46,7 +46,7 @@ func (a *Relay) deadlineOf(ctx context.Context, pol eventPolicy) eventDeadline {
 	if !ok {
 		return eventDeadline{}
 	}
-	return eventDeadline{at: end.Add(-a.cfg.DeadlineReserve)}
+	return eventDeadline{at: end.Add(-r.cfg.DeadlineReserve)}
 }
 
 func (d eventDeadline) set() bool { return !d.at.IsZero() }
@@ -94,22 +94,22 @@ func (d eventDeadline) forOptional(p *plugin, reserved time.Duration) callBudget
 // budgetFor is p's call budget in the fan-out of ev, whose plugins after p
 // are later, fp being p's failure policy for it and g the readiness check
 // of a RunPodSandbox (nil for other events).
-func (a *Relay) budgetFor(d eventDeadline, ev api.Event, g *readiness.Gate, p *plugin, fp nri.FailurePolicy, later []*plugin) callBudget {
+func (r *Relay) budgetFor(d eventDeadline, ev api.Event, g *readiness.Gate, p *plugin, fp nri.FailurePolicy, later []*plugin) callBudget {
 	if !d.set() {
 		return callBudget{timeout: p.timeout}
 	}
 	if fp.FailRequest {
 		return d.forMandatory(p)
 	}
-	return d.forOptional(p, a.reservedFor(d, ev, g, later))
+	return d.forOptional(p, r.reservedFor(d, ev, g, later))
 }
 
 // reservedFor is the time set aside for the mandatory plugins in later, and
 // the event's tail.
-func (a *Relay) reservedFor(d eventDeadline, ev api.Event, g *readiness.Gate, later []*plugin) time.Duration {
+func (r *Relay) reservedFor(d eventDeadline, ev api.Event, g *readiness.Gate, later []*plugin) time.Duration {
 	reserved := d.tail
 	for _, q := range later {
-		if q.subscribed(ev) && !q.gone() && a.failurePolicyFor(q, g).FailRequest {
+		if q.subscribed(ev) && !q.gone() && r.failurePolicyFor(q, g).FailRequest {
 			reserved += q.timeout
 		}
 	}

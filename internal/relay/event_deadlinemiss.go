@@ -58,7 +58,7 @@ func (e *eventDeadlineError) addUncalled(ev api.Event, plugins []*plugin) {
 
 // notReached handles p, whose turn came after D: an optional plugin is
 // skipped and the event goes on; a mandatory one fails it.
-func (a *Relay) notReached(ctx context.Context, ev api.Event, p *plugin, mandatory bool) error {
+func (r *Relay) notReached(ctx context.Context, ev api.Event, p *plugin, mandatory bool) error {
 	countNotCalled(p, ev)
 	log := p.logCtx(ctx).WithField("event", ev.Name())
 	if !mandatory {
@@ -73,7 +73,7 @@ func (a *Relay) notReached(ctx context.Context, ev api.Event, p *plugin, mandato
 // the plugin's fault, so its own policy does not apply. It is kept, unless
 // its connection was left out of step (a request cut short mid-write) or
 // its instance ended; the event fails only if the plugin is mandatory.
-func (a *Relay) cutByEventDeadline(ctx context.Context, ev api.Event, p *plugin, mandatory bool, err error) error {
+func (r *Relay) cutByEventDeadline(ctx context.Context, ev api.Event, p *plugin, mandatory bool, err error) error {
 	outOfStep := errors.Is(err, errRequestCutShort) || connectionLost(p.conn)
 	what := "nrikit: the event's deadline cut the plugin's call short"
 	if outOfStep {
@@ -86,7 +86,7 @@ func (a *Relay) cutByEventDeadline(ctx context.Context, ev api.Event, p *plugin,
 	}
 	p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error()).Warn(what)
 	if outOfStep {
-		a.drop(ctx, p, ev.Name(), failDeadline)
+		r.drop(ctx, p, ev.Name(), failDeadline)
 	}
 	if mandatory {
 		return &eventDeadlineError{ev: ev.Name(), notReached: []string{p.id}}
@@ -103,12 +103,12 @@ const (
 // deadlinePassed fails, calling nobody, an event whose deadline passed
 // before its fan-out (when says at what point), if any plugin takes part
 // in it.
-func (a *Relay) deadlinePassed(ctx context.Context, ev api.Event, plugins []*plugin, when string) error {
+func (r *Relay) deadlinePassed(ctx context.Context, ev api.Event, plugins []*plugin, when string) error {
 	e := uncalledAtDeadline(ev, plugins)
 	if e == nil {
 		return nil
 	}
-	a.logCtx(ctx).WithField("event", ev.Name()).WithField("plugins", strings.Join(e.notReached, ",")).
+	r.logCtx(ctx).WithField("event", ev.Name()).WithField("plugins", strings.Join(e.notReached, ",")).
 		Warn("nrikit: the event's deadline " + when + "; the operation fails without calling any plugin")
 	return e
 }

@@ -27,22 +27,22 @@ type rpcFunc[Req, Rsp any] func(api.PluginService, context.Context, Req) (Rsp, e
 // holds the event barrier. It is for the events that have no deadline
 // (teardown and notification); a setup event took its deadline when it was
 // called (setupBarrier) and relays until it.
-func relay[Req, Rsp any](ctx context.Context, a *Relay, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
-	return relayUntil(ctx, a, ev, req, rpc, collect, eventDeadline{})
+func relay[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
+	return relayUntil(ctx, r, ev, req, rpc, collect, eventDeadline{})
 }
 
 // relayUntil is relay within the event's deadline dl.
-func relayUntil[Req, Rsp any](ctx context.Context, a *Relay, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline) error {
-	return relayWithin(ctx, a, ev, newOutgoing(req, !policyOf(ev).evolving), rpc, collect, dl, nil)
+func relayUntil[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline) error {
+	return relayWithin(ctx, r, ev, newOutgoing(req, !policyOf(ev).evolving), rpc, collect, dl, nil)
 }
 
 // relayWithin is relayUntil for a request whose encoding the caller
 // manages; g is the readiness check of a RunPodSandbox (nil for other
 // events, or with the gate off), resolved once for the whole fan-out.
-func relayWithin[Req, Rsp any](ctx context.Context, a *Relay, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline, g *readiness.Gate) error {
+func relayWithin[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline, g *readiness.Gate) error {
 	req := out.req
 	pol := policyOf(ev)
-	if err := a.checkRequest(ctx, ev, pol, req); err != nil {
+	if err := r.checkRequest(ctx, ev, pol, req); err != nil {
 		return err
 	}
 	if _, deadline := ctx.Deadline(); !pol.class.canFail() && (ctx.Done() != nil || deadline) {
@@ -52,9 +52,9 @@ func relayWithin[Req, Rsp any](ctx context.Context, a *Relay, ev api.Event, out 
 		ctx = context.WithoutCancel(ctx)
 	}
 	checked := false // the request's strings, once some plugin gets it
-	plugins := a.registry.snapshot()
+	plugins := r.registry.snapshot()
 	if dl.passed() {
-		if err := a.deadlinePassed(ctx, ev, plugins, deadlineBeforeStart); err != nil {
+		if err := r.deadlinePassed(ctx, ev, plugins, deadlineBeforeStart); err != nil {
 			return err
 		}
 	}
@@ -64,10 +64,10 @@ func relayWithin[Req, Rsp any](ctx context.Context, a *Relay, ev api.Event, out 
 			// that an idle disconnect never fails the event.
 			continue
 		}
-		a.payOwed(ctx, p, ev, req)
+		r.payOwed(ctx, p, ev, req)
 		// The contract advances for every plugin, subscribed or not, so that a
 		// plugin that takes only stops still gets them.
-		if !a.lifecycle.Admit(p, ev, req) {
+		if !r.lifecycle.Admit(p, ev, req) {
 			g.TookPart(p.id) // it knew the pod already
 			continue
 		}
@@ -77,19 +77,19 @@ func relayWithin[Req, Rsp any](ctx context.Context, a *Relay, ev api.Event, out 
 		if !checked {
 			checked = true
 			if err := checkRequestEncoding(ev, out); err != nil {
-				return a.undeliverable(pol, ev, err)
+				return r.undeliverable(pol, ev, err)
 			}
 		}
-		fp := a.failurePolicyFor(p, g)
-		budget := a.budgetFor(dl, ev, g, p, fp, plugins[i+1:])
+		fp := r.failurePolicyFor(p, g)
+		budget := r.budgetFor(dl, ev, g, p, fp, plugins[i+1:])
 		if budget.timeout <= 0 {
-			if err := a.notReached(ctx, ev, p, fp.FailRequest); err != nil {
+			if err := r.notReached(ctx, ev, p, fp.FailRequest); err != nil {
 				return withNotReached(err, ev, plugins[i+1:])
 			}
 			continue
 		}
-		err := a.deliver(ctx, pol, ev, p, fp, budget, func(ctx context.Context) error {
-			rsp, err := callPlugin(ctx, a, p, ev, out, rpc)
+		err := r.deliver(ctx, pol, ev, p, fp, budget, func(ctx context.Context) error {
+			rsp, err := callPlugin(ctx, r, p, ev, out, rpc)
 			if err != nil || collect == nil {
 				return err
 			}
@@ -105,7 +105,7 @@ func relayWithin[Req, Rsp any](ctx context.Context, a *Relay, ev api.Event, out 
 // deliver makes one plugin call within budget and applies the event policy
 // to its outcome, with fp as the plugin's failure policy for this event. It
 // returns an error only when the operation must fail.
-func (a *Relay) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp nri.FailurePolicy, budget callBudget, call func(context.Context) error) error {
+func (r *Relay) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp nri.FailurePolicy, budget callBudget, call func(context.Context) error) error {
 	start := time.Now()
 	mark, done := p.handling(ev)
 	defer done()
@@ -122,7 +122,7 @@ func (a *Relay) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *p
 	}
 	if err == nil {
 		took := time.Since(start)
-		a.cfg.Metrics.PluginInvoked(p.id, ev, nri.OutcomeOK, took)
+		r.cfg.Metrics.PluginInvoked(p.id, ev, nri.OutcomeOK, took)
 		p.stats.Record(ev, nri.OutcomeOK, took)
 		if p.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
 			p.logCtx(ctx).WithFields(logrus.Fields{"event": ev.Name(), "took": took}).Debug("nrikit: plugin handled the event")
@@ -133,23 +133,23 @@ func (a *Relay) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *p
 	if f == failTimeout && budget.cut {
 		f = failDeadline
 	}
-	a.cfg.Metrics.PluginCallFailed(p.id, ev, f.outcome(), err)
+	r.cfg.Metrics.PluginCallFailed(p.id, ev, f.outcome(), err)
 	took := time.Since(start)
-	a.cfg.Metrics.PluginInvoked(p.id, ev, f.outcome(), took)
+	r.cfg.Metrics.PluginInvoked(p.id, ev, f.outcome(), took)
 	if f != failDeadline { // the deadline's cut is not the plugin's failure
 		p.stats.Failed(ev, nri.Outcome(f.outcome()), err)
 	}
 	p.stats.Record(ev, nri.Outcome(f.outcome()), took)
-	return a.applyPolicy(ctx, pol, ev, p, fp, f, err)
+	return r.applyPolicy(ctx, pol, ev, p, fp, f, err)
 }
 
 // applyPolicy is the event policy table's error columns (event_policy.go). It
 // logs one line that says what happened and what follows, then acts.
-func (a *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp nri.FailurePolicy, f failure, err error) error {
+func (r *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp nri.FailurePolicy, f failure, err error) error {
 	if f == failDeadline {
-		return a.cutByEventDeadline(ctx, ev, p, pol.class == classValidation || fp.FailRequest, err)
+		return r.cutByEventDeadline(ctx, ev, p, pol.class == classValidation || fp.FailRequest, err)
 	}
-	perr := a.cfg.PluginError(p.id, ev.Name(), err)
+	perr := r.cfg.PluginError(p.id, ev.Name(), err)
 	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
 	if fp.FailRequest && !p.policy.FailRequest {
 		// Only the readiness gate raises a policy: say so, since Plugins()
@@ -160,7 +160,7 @@ func (a *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, 
 	if f == failCanceled {
 		if cutShort {
 			log.Warn("nrikit: the caller's deadline cut short the plugin's request; dropping it")
-			a.drop(ctx, p, ev.Name(), f)
+			r.drop(ctx, p, ev.Name(), f)
 		}
 		cause := context.Cause(ctx)
 		if cause == nil { // the plugin saw the caller's deadline pass a moment before we did
@@ -174,7 +174,7 @@ func (a *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, 
 	d := decide(pol.class, f, fp, connectionLost(p.conn), cutShort)
 	log.Warn(policyMessage(failureText(f, err), f, d.keep, d.fails, fp.KeepConnected))
 	if !d.keep {
-		a.drop(ctx, p, ev.Name(), f)
+		r.drop(ctx, p, ev.Name(), f)
 	}
 	if d.fails {
 		return perr
@@ -215,16 +215,16 @@ func policyMessage(what string, f failure, keep, fails, keptByPolicy bool) strin
 // drop removes p from the dispatch list and disconnects it, because of f
 // during the event phase (empty when its connection broke while idle); ctx
 // is the event's, for the log line.
-func (a *Relay) drop(ctx context.Context, p *plugin, phase string, f failure) {
-	removed := a.registry.remove(p)
-	a.forget(p)
+func (r *Relay) drop(ctx context.Context, p *plugin, phase string, f failure) {
+	removed := r.registry.remove(p)
+	r.forget(p)
 	// Closing kills a launched plugin that still runs, so that its exit
 	// status comes at once; one that crashed keeps the status it had.
 	p.close()
 	if !removed {
 		return // another path dropped it, and reports it
 	}
-	a.cfg.Metrics.PluginCount(a.registry.len())
+	r.cfg.Metrics.PluginCount(r.registry.len())
 	reason := "connection lost"
 	if phase != "" {
 		reason = string(f.outcome()) + " during " + phase
@@ -234,21 +234,21 @@ func (a *Relay) drop(ctx context.Context, p *plugin, phase string, f failure) {
 	}
 	reason, log := withPanic(p, p.logCtx(ctx), reason)
 	log.WithField("reason", reason).Warn("nrikit: plugin dropped")
-	a.reportLeft(p, phase, reason)
+	r.reportLeft(p, phase, reason)
 }
 
 // forget releases what was recorded for a plugin that leaves.
-func (a *Relay) forget(p *plugin) {
-	a.deprecations.forget(p)
-	a.lifecycle.Forget(p)
+func (r *Relay) forget(p *plugin) {
+	r.deprecations.forget(p)
+	r.lifecycle.Forget(p)
 }
 
 // eventBarrier is held for the whole fan-out of one event, so that no
 // fan-out is in flight while a plugin takes its synchronization snapshot.
 // Teardown and notification events wait for it whatever their caller's
 // context, so that they are never lost; see setupBarrier for the others.
-func (a *Relay) eventBarrier() (release func()) {
-	release, _ = a.barrier.EnterShared(context.Background())
+func (r *Relay) eventBarrier() (release func()) {
+	release, _ = r.barrier.EnterShared(context.Background())
 	return release
 }
 
@@ -259,18 +259,18 @@ func (a *Relay) eventBarrier() (release func()) {
 // so time spent waiting for a plugin's synchronization is part of it. When
 // a plugin takes part in the event, the wait also ends at D, which fails
 // the event: it could not call that plugin any more (deadlinePassed).
-func (a *Relay) setupBarrier(ctx context.Context, ev api.Event) (release func(), dl eventDeadline, err error) {
-	dl = a.deadlineOf(ctx, policyOf(ev))
+func (r *Relay) setupBarrier(ctx context.Context, ev api.Event) (release func(), dl eventDeadline, err error) {
+	dl = r.deadlineOf(ctx, policyOf(ev))
 	var until time.Time
-	if dl.set() && slices.ContainsFunc(a.registry.snapshot(), func(p *plugin) bool { return takesPart(p, ev) }) {
+	if dl.set() && slices.ContainsFunc(r.registry.snapshot(), func(p *plugin) bool { return takesPart(p, ev) }) {
 		until = dl.at
 	}
-	release, err = a.barrier.EnterSharedUntil(ctx, until)
+	release, err = r.barrier.EnterSharedUntil(ctx, until)
 	if err == nil {
 		return release, dl, nil
 	}
 	if ctx.Err() == nil && dl.passed() {
-		if missed := a.deadlinePassed(ctx, ev, a.registry.snapshot(), deadlineWhileSync); missed != nil {
+		if missed := r.deadlinePassed(ctx, ev, r.registry.snapshot(), deadlineWhileSync); missed != nil {
 			err = missed
 		}
 	}

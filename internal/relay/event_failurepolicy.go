@@ -20,7 +20,7 @@ func failurePolicyFrom(declared *api.FailurePolicy) nri.FailurePolicy {
 // event). It is the plugin's effective policy; features that make a plugin
 // matter more for some requests refine it here, so that the fan-out and the
 // failure table agree on it.
-func (a *Relay) failurePolicyFor(p *plugin, g *readiness.Gate) nri.FailurePolicy {
+func (r *Relay) failurePolicyFor(p *plugin, g *readiness.Gate) nri.FailurePolicy {
 	fp := p.policy
 	if g.RequiredForSandbox(p.id) {
 		fp.FailRequest = true

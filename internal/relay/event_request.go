@@ -21,13 +21,13 @@ import (
 // lifecycle: no ordering or exactly-once bookkeeping applies to it. The
 // check and the record of a creation that begins take one locked pass of
 // the lifecycle (Begin).
-func (a *Relay) checkRequest(ctx context.Context, ev api.Event, pol eventPolicy, req any) error {
+func (r *Relay) checkRequest(ctx context.Context, ev api.Event, pol eventPolicy, req any) error {
 	podID, ctrID := lifecycle.PodID(req), lifecycle.ContainerID(req)
 	if podID == "" || ev.IsContainerEvent() && ctrID == "" {
-		a.logCtx(ctx).WithFields(logrus.Fields{"event": ev.Name(), "pod": podID, "container": ctrID}).
+		r.logCtx(ctx).WithFields(logrus.Fields{"event": ev.Name(), "pod": podID, "container": ctrID}).
 			Debug("nrikit: request names no pod or container: relayed without lifecycle bookkeeping")
 	}
-	removed := a.lifecycle.Begin(ev, req, pol.class == classSetup, podID, ctrID)
+	removed := r.lifecycle.Begin(ev, req, pol.class == classSetup, podID, ctrID)
 	switch {
 	case removed == "":
 		return nil

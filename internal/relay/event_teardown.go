@@ -19,36 +19,36 @@ import (
 
 // stopContainers stops, for plugins, the pod's containers they still see
 // running.
-func (a *Relay) stopContainers(ctx context.Context, pod *api.PodSandbox) {
-	for _, ctr := range a.lifecycle.ContainersOf(pod) {
-		a.stopContainer(ctx, pod, ctr)
+func (r *Relay) stopContainers(ctx context.Context, pod *api.PodSandbox) {
+	for _, ctr := range r.lifecycle.ContainersOf(pod) {
+		r.stopContainer(ctx, pod, ctr)
 	}
 }
 
 // removeContainers stops and removes, for plugins, the pod's containers.
-func (a *Relay) removeContainers(ctx context.Context, pod *api.PodSandbox) {
-	for _, ctr := range a.lifecycle.ContainersOf(pod) {
-		a.stopContainer(ctx, pod, ctr)
+func (r *Relay) removeContainers(ctx context.Context, pod *api.PodSandbox) {
+	for _, ctr := range r.lifecycle.ContainersOf(pod) {
+		r.stopContainer(ctx, pod, ctr)
 		req := &api.RemoveContainerRequest{Pod: pod, Container: ctr}
-		_ = relay(ctx, a, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
-		a.lifecycle.ContainerRemoved(ctr)
+		_ = relay(ctx, r, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
+		r.lifecycle.ContainerRemoved(ctr)
 	}
 }
 
 // stopContainer and stopPod send a step that may be missing. Without an ID
 // there is no record of what plugins had, so nothing is added.
-func (a *Relay) stopContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) {
+func (r *Relay) stopContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) {
 	req := &api.StopContainerRequest{Pod: pod, Container: ctr}
 	if lifecycle.PodID(req) == "" || ctr.GetId() == "" {
 		return
 	}
-	_ = relay(ctx, a, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
-	a.lifecycle.ContainerStopped(ctr)
+	_ = relay(ctx, r, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
+	r.lifecycle.ContainerStopped(ctr)
 }
 
-func (a *Relay) stopPod(ctx context.Context, pod *api.PodSandbox) {
+func (r *Relay) stopPod(ctx context.Context, pod *api.PodSandbox) {
 	if pod.GetId() == "" {
 		return
 	}
-	_ = relay(ctx, a, api.Event_STOP_POD_SANDBOX, &api.StopPodSandboxRequest{Pod: pod}, api.PluginService.StopPodSandbox, nil)
+	_ = relay(ctx, r, api.Event_STOP_POD_SANDBOX, &api.StopPodSandboxRequest{Pod: pod}, api.PluginService.StopPodSandbox, nil)
 }

@@ -31,11 +31,11 @@ func checkRequestEncoding[Req any](ev api.Event, out *outgoing[Req]) error {
 // undeliverable is the outcome of an event whose request no plugin can
 // decode: a setup or validation event fails; teardown and notification
 // never do, so they go on without plugins, with a warning.
-func (a *Relay) undeliverable(pol eventPolicy, ev api.Event, err error) error {
+func (r *Relay) undeliverable(pol eventPolicy, ev api.Event, err error) error {
 	if pol.class.canFail() {
 		return err
 	}
-	a.log.WithField("event", ev.Name()).WithError(err).Warn("nrikit: event relayed to no plugin")
+	r.log.WithField("event", ev.Name()).WithError(err).Warn("nrikit: event relayed to no plugin")
 	return nil
 }
 

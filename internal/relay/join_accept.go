@@ -19,15 +19,15 @@ import (
 
 // acceptLoop handshakes every external connection on its own goroutine, so
 // that a slow or silent client cannot delay the others.
-func (a *Relay) acceptLoop(ctx context.Context, l net.Listener) {
-	defer a.wg.Done()
+func (r *Relay) acceptLoop(ctx context.Context, l net.Listener) {
+	defer r.wg.Done()
 	for {
 		conn, err := l.Accept()
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return
 			}
-			a.log.WithError(err).Warn("nrikit: accepting a plugin connection failed")
+			r.log.WithError(err).Warn("nrikit: accepting a plugin connection failed")
 			if !syncx.Sleep(ctx, 50*time.Millisecond) {
 				return
 			}
@@ -35,24 +35,24 @@ func (a *Relay) acceptLoop(ctx context.Context, l net.Listener) {
 		}
 		pid := accept.PeerPID(conn)
 		var evicted atomic.Bool
-		registered, leave, err := a.admission.Enter(pid, func() {
+		registered, leave, err := r.admission.Enter(pid, func() {
 			evicted.Store(true)
 			_ = conn.Close()
 		})
 		if err != nil {
-			a.logRefusedConnection(pid)
-			a.refuse(ctx, conn, err)
+			r.logRefusedConnection(pid)
+			r.refuse(ctx, conn, err)
 			continue
 		}
-		a.wg.Add(1)
+		r.wg.Add(1)
 		go func() {
-			defer a.wg.Done()
-			err := a.connectSocket(ctx, conn, nil, nil, registered)
+			defer r.wg.Done()
+			err := r.connectSocket(ctx, conn, nil, nil, registered)
 			leave()
 			if err != nil && evicted.Load() {
 				err = &nri.PluginError{Plugin: nri.Unregistered, Op: nri.PhaseRegister, Err: errEvicted}
 			}
-			a.joinFailed(ctx, nri.External, pid, err)
+			r.joinFailed(ctx, nri.External, pid, err)
 		}()
 	}
 }
@@ -60,12 +60,12 @@ func (a *Relay) acceptLoop(ctx context.Context, l net.Listener) {
 // logRefusedConnection says, a few times per window, that a connection was
 // refused: its process has its share of places, or every place is held by
 // a plugin joining.
-func (a *Relay) logRefusedConnection(pid int) {
-	log, ok := a.joinLogs.Refused.AllowEntry(a.log)
+func (r *Relay) logRefusedConnection(pid int) {
+	log, ok := r.joinLogs.Refused.AllowEntry(r.log)
 	if !ok {
 		return
 	}
-	log = log.WithField("limit", a.cfg.Registering.Total).WithField("limit_per_process", a.cfg.Registering.PerPID)
+	log = log.WithField("limit", r.cfg.Registering.Total).WithField("limit_per_process", r.cfg.Registering.PerPID)
 	if pid != 0 {
 		log = log.WithField("pid", pid)
 	}

@@ -15,16 +15,16 @@ import (
 
 // joinFailed reports a plugin that did not join, if err says so. A
 // handshake that Stop cut short is no failure of the plugin.
-func (a *Relay) joinFailed(ctx context.Context, kind nri.Kind, pid int, err error) {
-	a.reportJoinFailure(ctx, kind, pid, err, nil)
+func (r *Relay) joinFailed(ctx context.Context, kind nri.Kind, pid int, err error) {
+	r.reportJoinFailure(ctx, kind, pid, err, nil)
 }
 
-func (a *Relay) reportJoinFailure(ctx context.Context, kind nri.Kind, pid int, err error, output []nri.OutputLine) {
+func (r *Relay) reportJoinFailure(ctx context.Context, kind nri.Kind, pid int, err error, output []nri.OutputLine) {
 	if err == nil {
 		return
 	}
 	if ctx.Err() != nil {
-		a.log.WithField("pid", pid).WithError(err).Info("nrikit: plugin handshake ended by Stop")
+		r.log.WithField("pid", pid).WithError(err).Info("nrikit: plugin handshake ended by Stop")
 		return
 	}
 	change := nri.Change{Change: nri.Failed, Plugin: nri.Unregistered, Kind: kind.String(), PID: pid, Reason: err.Error(), Output: output}
@@ -32,20 +32,20 @@ func (a *Relay) reportJoinFailure(ctx context.Context, kind nri.Kind, pid int, e
 	if errors.As(err, &perr) {
 		change.Plugin, change.Phase, change.Reason, change.Revision = perr.Plugin, perr.Op, perr.Err.Error(), perr.Revision
 	}
-	a.readiness.Failed(change.Plugin, change.Phase, change.Reason) // before the log line, so that Readiness agrees with it
-	a.logJoinFailed(change, err)
-	a.announce(change)
+	r.readiness.Failed(change.Plugin, change.Phase, change.Reason) // before the log line, so that Readiness agrees with it
+	r.logJoinFailed(change, err)
+	r.announce(change)
 }
 
 // logJoinFailed logs why a plugin did not join. Failures of external
 // connections before or at registration are logged a few times per window:
 // any local client can cause them at will.
-func (a *Relay) logJoinFailed(change nri.Change, err error) {
-	log := withStack(a.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason}), err)
+func (r *Relay) logJoinFailed(change nri.Change, err error) {
+	log := withStack(r.log.WithFields(logrus.Fields{"plugin": change.Plugin, "error": change.Reason}), err)
 	if change.Kind == nri.External.String() && (change.Phase == "" || change.Phase == nri.PhaseRegister) {
-		limit := a.joinLogs.Unregistered
+		limit := r.joinLogs.Unregistered
 		if change.Plugin != nri.Unregistered {
-			limit = a.joinLogs.Named
+			limit = r.joinLogs.Named
 		}
 		var ok bool
 		if log, ok = limit.AllowEntry(log); !ok {

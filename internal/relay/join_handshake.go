@@ -20,11 +20,11 @@ import (
 // connectSocket registers, configures and synchronizes the plugin on trunk.
 // cand and proc are set for pre-installed plugins, whose identity comes from
 // their file name. registered, if set, is called once the plugin registered.
-func (a *Relay) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.Candidate, proc *launch.Process, registered func()) error {
-	arrived := a.lifecycle.Now()
-	rs := newRuntimeService(a, cand == nil)
+func (r *Relay) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.Candidate, proc *launch.Process, registered func()) error {
+	arrived := r.lifecycle.Now()
+	rs := newRuntimeService(r, cand == nil)
 	rs.rev.stopping = ctx.Done()
-	conn, err := dialSocketConn(trunk, proc, rs, &a.cfg, candidateID(cand))
+	conn, err := dialSocketConn(trunk, proc, rs, &r.cfg, candidateID(cand))
 	if err != nil {
 		_ = trunk.Close()
 		if proc != nil {
@@ -32,9 +32,9 @@ func (a *Relay) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.
 		}
 		return &nri.PluginError{Plugin: candidateID(cand), Op: nri.PhaseRegister, Err: err}
 	}
-	joining := a.cfg.Joining.Begin(candidateID(cand), conn.PID(), nri.PhaseRegister)
+	joining := r.cfg.Joining.Begin(candidateID(cand), conn.PID(), nri.PhaseRegister)
 	defer joining.End()
-	reg, err := rs.await(ctx, a.cfg.Registration, conn.Lost(), conn.Unanswered)
+	reg, err := rs.await(ctx, r.cfg.Registration, conn.Lost(), conn.Unanswered)
 	if err != nil {
 		err = withExitStatus(conn.WithTrunkError(err), conn)
 		conn.Close()
@@ -48,65 +48,65 @@ func (a *Relay) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.
 		kind, idx, name, config = nri.Preinstalled, cand.Index, cand.Name, cand.Config
 	}
 	rev := rs.rev.revision()
-	p := a.newPlugin(idx, name, kind, conn.Service(rev), conn)
+	p := r.newPlugin(idx, name, kind, conn.Service(rev), conn)
 	p.speak(rev)
 	p.config = config
 	p.arrived = arrived
 	p.joining = joining
 	conn.Registered(p.log)
 	if err := rs.attach(p); err != nil {
-		return a.abandon(p, nri.PhaseRegister, err)
+		return r.abandon(p, nri.PhaseRegister, err)
 	}
 	p.log.WithField("nri_version", versionOrUnknown(reg.GetNRIVersion())).Debug("nrikit: plugin registered")
-	return a.handshake(ctx, p)
+	return r.handshake(ctx, p)
 }
 
 // mayRegister says why an external plugin may not register as id: the
 // runtime's own plugin holds it, or it is in its back-off after a sync
 // timeout.
-func (a *Relay) mayRegister(id string) error {
-	if err := a.registry.checkID(id); err != nil {
+func (r *Relay) mayRegister(id string) error {
+	if err := r.registry.checkID(id); err != nil {
 		return err
 	}
-	return a.syncBackoff.Check(id)
+	return r.syncBackoff.Check(id)
 }
 
 // handshake configures and synchronizes a registered plugin, and makes it
 // active. A failed phase drops it.
-func (a *Relay) handshake(ctx context.Context, p *plugin) error {
+func (r *Relay) handshake(ctx context.Context, p *plugin) error {
 	if p.inProcess() {
-		p.arrived = a.lifecycle.Now()
+		p.arrived = r.lifecycle.Now()
 	}
 	if p.joining == nil { // built-in or WASM: its handshake starts here; a socket plugin's began with its connection, which ends it
-		p.joining = a.cfg.Joining.Begin(p.id, p.conn.PID(), nri.PhaseConfigure)
+		p.joining = r.cfg.Joining.Begin(p.id, p.conn.PID(), nri.PhaseConfigure)
 		defer p.joining.End()
 	}
-	a.applySettings(p)
-	a.observe(p)
+	r.applySettings(p)
+	r.observe(p)
 	p.joining.Enter(p.id, nri.PhaseConfigure)
-	if err := a.configure(ctx, p); err != nil {
-		return a.abandon(p, nri.PhaseConfigure, err)
+	if err := r.configure(ctx, p); err != nil {
+		return r.abandon(p, nri.PhaseConfigure, err)
 	}
-	defer a.budget.Settle(p) // joined or failed: no longer pending
+	defer r.budget.Settle(p) // joined or failed: no longer pending
 	p.joining.Enter(p.id, nri.PhaseSynchronize)
-	synchronized := a.readiness.Synchronizing(p.id)
-	err := a.synchronizeAndJoin(ctx, p)
+	synchronized := r.readiness.Synchronizing(p.id)
+	err := r.synchronizeAndJoin(ctx, p)
 	synchronized()
 	if err != nil {
 		if p.kind == nri.External && errors.Is(err, ErrPluginTimeout) {
-			a.syncBackoff.TimedOut(p.id)
+			r.syncBackoff.TimedOut(p.id)
 		}
-		return a.abandon(p, nri.PhaseSynchronize, err)
+		return r.abandon(p, nri.PhaseSynchronize, err)
 	}
-	a.leaveIfViolated(p)
-	a.watch(ctx, p)
+	r.leaveIfViolated(p)
+	r.watch(ctx, p)
 	return nil
 }
 
 // abandon disconnects a plugin that failed a handshake phase. When its
 // connection is gone, a launched plugin has likely exited on its own, and
 // its exit status explains more than the closed connection.
-func (a *Relay) abandon(p *plugin, phase string, err error) error {
+func (r *Relay) abandon(p *plugin, phase string, err error) error {
 	if connectionLost(p.conn) {
 		err = withExitStatus(err, p.conn)
 	}
@@ -114,20 +114,20 @@ func (a *Relay) abandon(p *plugin, phase string, err error) error {
 		err = fmt.Errorf("%w: %w", err, pe) // nrikit closed it: the peer did not simply hang up
 	}
 	p.close()
-	a.forget(p) // what its catch-up may have recorded
+	r.forget(p) // what its catch-up may have recorded
 	return &nri.PluginError{Plugin: p.id, Op: phase, Err: p.explainAbandon(err), Revision: p.revisionName()}
 }
 
 func connectionLost(t transport) bool { return syncx.Closed(t.Lost()) }
 
-func (a *Relay) configure(ctx context.Context, p *plugin) error {
+func (r *Relay) configure(ctx context.Context, p *plugin) error {
 	req := &api.ConfigureRequest{
 		Config:              p.config,
-		RuntimeName:         a.cfg.RuntimeName,
-		RuntimeVersion:      a.cfg.RuntimeVersion,
-		RegistrationTimeout: a.cfg.Registration.Milliseconds(),
+		RuntimeName:         r.cfg.RuntimeName,
+		RuntimeVersion:      r.cfg.RuntimeVersion,
+		RegistrationTimeout: r.cfg.Registration.Milliseconds(),
 		RequestTimeout:      p.timeout.Milliseconds(),
-		NRIVersion:          a.cfg.NRIVersion,
+		NRIVersion:          r.cfg.NRIVersion,
 	}
 	var rsp *api.ConfigureResponse
 	err := p.invoke(ctx, p.timeout, func(ctx context.Context) (err error) {
@@ -142,22 +142,22 @@ func (a *Relay) configure(ctx context.Context, p *plugin) error {
 		return err
 	}
 	p.events = events
-	p.policy, p.policyFrom = a.effectivePolicy(p, p.rev.DeclaredPolicy(rsp))
-	return a.budget.Admit(p, p.log)
+	p.policy, p.policyFrom = r.effectivePolicy(p, p.rev.DeclaredPolicy(rsp))
+	return r.budget.Admit(p, p.log)
 }
 
 // watch drops the plugin when its connection is lost while idle.
-func (a *Relay) watch(ctx context.Context, p *plugin) {
+func (r *Relay) watch(ctx context.Context, p *plugin) {
 	lost := p.conn.Lost()
 	if lost == nil {
 		return
 	}
-	a.wg.Add(1)
+	r.wg.Add(1)
 	go func() {
-		defer a.wg.Done()
+		defer r.wg.Done()
 		select {
 		case <-lost:
-			a.drop(context.Background(), p, p.eventInFlight(), failLost) // noticed by nrikit, not in a runtime's call
+			r.drop(context.Background(), p, p.eventInFlight(), failLost) // noticed by nrikit, not in a runtime's call
 		case <-p.closed:
 		case <-ctx.Done():
 		}

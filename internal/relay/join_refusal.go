@@ -16,19 +16,19 @@ import (
 // one process hears which bound it hit, not just "connection closed". The
 // peer has refusalGrace to call RegisterPlugin, and as long again to read
 // the reply and hang up.
-func (a *Relay) refuse(ctx context.Context, trunk net.Conn, why error) {
-	if !a.refusals.TryAcquire() { // beyond admission.MaxRefusalsAnswered: closed without a word
+func (r *Relay) refuse(ctx context.Context, trunk net.Conn, why error) {
+	if !r.refusals.TryAcquire() { // beyond admission.MaxRefusalsAnswered: closed without a word
 		_ = trunk.Close()
 		return
 	}
-	a.wg.Add(1)
+	r.wg.Add(1)
 	go func() {
-		defer a.wg.Done()
-		defer a.refusals.Release()
-		rs := newRuntimeService(a, true)
+		defer r.wg.Done()
+		defer r.refusals.Release()
+		rs := newRuntimeService(r, true)
 		rs.refusal = why
 		rs.rev.stopping = ctx.Done()
-		conn, err := dialSocketConn(trunk, nil, rs, &a.cfg, nri.Unregistered)
+		conn, err := dialSocketConn(trunk, nil, rs, &r.cfg, nri.Unregistered)
 		if err != nil {
 			_ = trunk.Close()
 			return

@@ -16,13 +16,13 @@ import (
 
 // payOwed tells p of the pod of req it is owed, if any, before ev. A
 // failure is logged: the event itself is still relayed to p.
-func (a *Relay) payOwed(ctx context.Context, p *plugin, ev api.Event, req any) {
-	a.lifecycle.PayOwed(p, ev, req, func(pod *api.PodSandbox) {
+func (r *Relay) payOwed(ctx context.Context, p *plugin, ev api.Event, req any) {
+	r.lifecycle.PayOwed(p, ev, req, func(pod *api.PodSandbox) {
 		if !p.subscribed(api.Event_RUN_POD_SANDBOX) {
 			return
 		}
 		owed := lifecycle.Missed{Event: api.Event_RUN_POD_SANDBOX, Pod: pod}
-		err := p.invoke(ctx, p.timeout, func(ctx context.Context) error { return sendMissed(ctx, a, p, owed) })
+		err := p.invoke(ctx, p.timeout, func(ctx context.Context) error { return sendMissed(ctx, r, p, owed) })
 		if err != nil {
 			p.log.WithError(err).WithField("event", ev.Name()).WithField("pod", pod.GetId()).
 				Warn("nrikit: telling the plugin of a pod its snapshot left out failed")

@@ -37,8 +37,8 @@ func withCallContext(ctx context.Context, fromContext func(context.Context) *log
 }
 
 // logCtx is a.log for a line about a call the runtime made with ctx.
-func (a *Relay) logCtx(ctx context.Context) *logrus.Entry {
-	return withCallContext(ctx, a.cfg.LogFromContext, a.log)
+func (r *Relay) logCtx(ctx context.Context) *logrus.Entry {
+	return withCallContext(ctx, r.cfg.LogFromContext, r.log)
 }
 
 // logCtx is p.log for a line about a call the runtime made with ctx.

@@ -25,9 +25,9 @@ type Call struct {
 
 // observe wraps p's service so that the observer sees its calls; it is
 // called before p's handshake, while no one else uses p.
-func (a *Relay) observe(p *plugin) {
-	if a.cfg.Observe != nil {
-		p.svc = observedService{svc: p.svc, id: p.id, fn: a.cfg.Observe}
+func (r *Relay) observe(p *plugin) {
+	if r.cfg.Observe != nil {
+		p.svc = observedService{svc: p.svc, id: p.id, fn: r.cfg.Observe}
 	}
 }
 

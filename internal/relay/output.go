@@ -11,8 +11,8 @@ import (
 
 // startProcess starts a pre-installed plugin with its output handled as the
 // runtime chose.
-func (a *Relay) startProcess(c launch.Candidate) (*launch.Process, error) {
-	return launch.StartWithOutput(c, a.cfg.PluginOutput, a.log.WithField("plugin", c.ID()))
+func (r *Relay) startProcess(c launch.Candidate) (*launch.Process, error) {
+	return launch.StartWithOutput(c, r.cfg.PluginOutput, r.log.WithField("plugin", c.ID()))
 }
 
 // outputLines is a launched plugin's last lines as a Change carries them;

@@ -84,9 +84,9 @@ type plugin struct {
 }
 
 // newPlugin is newPlugin with the runtime's way to log a call's lines.
-func (a *Relay) newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn transport) *plugin {
-	p := newPlugin(idx, name, kind, svc, conn, a.log)
-	p.logFromContext = a.cfg.LogFromContext
+func (r *Relay) newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn transport) *plugin {
+	p := newPlugin(idx, name, kind, svc, conn, r.log)
+	p.logFromContext = r.cfg.LogFromContext
 	return p
 }
 

@@ -16,11 +16,11 @@ import (
 	"github.com/nrikit/nrikit/internal/panics"
 )
 
-func (a *Relay) startBuiltins(ctx context.Context) {
-	for _, b := range a.cfg.Builtins {
-		p := a.newPlugin(b.Index, b.Name, nri.Builtin, newInProcess(b.Handler), inProcessConn{})
+func (r *Relay) startBuiltins(ctx context.Context) {
+	for _, b := range r.cfg.Builtins {
+		p := r.newPlugin(b.Index, b.Name, nri.Builtin, newInProcess(b.Handler), inProcessConn{})
 		p.config = b.Config
-		a.joinFailed(ctx, nri.Builtin, 0, a.handshake(ctx, p))
+		r.joinFailed(ctx, nri.Builtin, 0, r.handshake(ctx, p))
 	}
 }
 

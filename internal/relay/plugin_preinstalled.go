@@ -20,21 +20,21 @@ import (
 // loads its WASM modules in-process, and waits until each has joined or been
 // dropped. A bad file name or a plugin
 // that fails to start is skipped with a warning.
-func (a *Relay) startPreinstalled(ctx context.Context) {
-	if a.cfg.PluginPath == "" {
+func (r *Relay) startPreinstalled(ctx context.Context) {
+	if r.cfg.PluginPath == "" {
 		return
 	}
-	if _, err := os.Stat(a.cfg.PluginPath); errors.Is(err, fs.ErrNotExist) {
-		a.logCtx(ctx).WithField("path", a.cfg.PluginPath).Info("nrikit: no pre-installed plugins: the plugin directory does not exist")
+	if _, err := os.Stat(r.cfg.PluginPath); errors.Is(err, fs.ErrNotExist) {
+		r.logCtx(ctx).WithField("path", r.cfg.PluginPath).Info("nrikit: no pre-installed plugins: the plugin directory does not exist")
 		return
 	}
-	found, skipped, err := launch.Discover(a.cfg.PluginPath, a.cfg.PluginConfigPath)
+	found, skipped, err := launch.Discover(r.cfg.PluginPath, r.cfg.PluginConfigPath)
 	if err != nil {
-		a.logCtx(ctx).WithError(err).Warn("nrikit: cannot list pre-installed plugins")
+		r.logCtx(ctx).WithError(err).Warn("nrikit: cannot list pre-installed plugins")
 	}
 	for _, s := range skipped {
-		a.logCtx(ctx).WithField("path", s.Path).WithField("reason", s.Reason).Warn("nrikit: pre-installed plugin skipped")
-		a.announce(nri.Change{Change: nri.Skipped, Plugin: filepath.Base(s.Path), Kind: nri.Preinstalled.String(), Reason: s.Reason})
+		r.logCtx(ctx).WithField("path", s.Path).WithField("reason", s.Reason).Warn("nrikit: pre-installed plugin skipped")
+		r.announce(nri.Change{Change: nri.Skipped, Plugin: filepath.Base(s.Path), Kind: nri.Preinstalled.String(), Reason: s.Reason})
 	}
 	var wg sync.WaitGroup
 	var modules []launch.Candidate
@@ -46,32 +46,32 @@ func (a *Relay) startPreinstalled(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.launch(ctx, c)
+			r.launch(ctx, c)
 		}()
 	}
 	if len(modules) > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.loadWASM(ctx, modules)
+			r.loadWASM(ctx, modules)
 		}()
 	}
 	wg.Wait()
 }
 
-func (a *Relay) launch(ctx context.Context, c launch.Candidate) {
-	proc, err := a.startProcess(c)
+func (r *Relay) launch(ctx context.Context, c launch.Candidate) {
+	proc, err := r.startProcess(c)
 	if err != nil {
-		a.joinFailed(ctx, nri.Preinstalled, 0, &nri.PluginError{Plugin: c.ID(), Op: nri.PhaseStart, Err: err})
+		r.joinFailed(ctx, nri.Preinstalled, 0, &nri.PluginError{Plugin: c.ID(), Op: nri.PhaseStart, Err: err})
 		return
 	}
-	a.processJoinFailed(ctx, proc, a.connectSocket(ctx, proc.Conn(), &c, proc, nil))
+	r.processJoinFailed(ctx, proc, r.connectSocket(ctx, proc.Conn(), &c, proc, nil))
 }
 
 // processJoinFailed is joinFailed for a launched plugin, with the last lines
 // it wrote.
-func (a *Relay) processJoinFailed(ctx context.Context, proc *launch.Process, err error) {
+func (r *Relay) processJoinFailed(ctx context.Context, proc *launch.Process, err error) {
 	if err != nil {
-		a.reportJoinFailure(ctx, nri.Preinstalled, proc.Pid(), err, outputLines(proc.LastLines(exitGrace)))
+		r.reportJoinFailure(ctx, nri.Preinstalled, proc.Pid(), err, outputLines(proc.LastLines(exitGrace)))
 	}
 }

@@ -27,47 +27,47 @@ var ErrNotRestartable = errors.New("nrikit: only a pre-installed plugin can be r
 // RestartPlugin returns once the new instance has joined, or with why it did
 // not (that is also reported as a nri.Change). External, builtin and WASM
 // plugins cannot be restarted: nrikit did not start their processes.
-func (a *Relay) RestartPlugin(ctx context.Context, id string) error {
-	a.mu.Lock()
-	if !a.started {
-		a.mu.Unlock()
+func (r *Relay) RestartPlugin(ctx context.Context, id string) error {
+	r.mu.Lock()
+	if !r.started {
+		r.mu.Unlock()
 		return fmt.Errorf("nrikit: restarting %s: the adaptation is not started", id)
 	}
-	runCtx := a.runCtx
-	a.wg.Add(1) // Stop waits for the restart
-	a.mu.Unlock()
-	defer a.wg.Done()
+	runCtx := r.runCtx
+	r.wg.Add(1) // Stop waits for the restart
+	r.mu.Unlock()
+	defer r.wg.Done()
 
-	p := a.active(id)
+	p := r.active(id)
 	if p == nil {
 		return fmt.Errorf("nrikit: restarting %s: no such active plugin", id)
 	}
 	if p.kind != nri.Preinstalled {
 		return fmt.Errorf("nrikit: restarting %s: it is %s: %w", id, p.kind, ErrNotRestartable)
 	}
-	cand, err := a.candidate(id)
+	cand, err := r.candidate(id)
 	if err != nil {
 		return fmt.Errorf("nrikit: restarting %s: %w", id, err)
 	}
-	defer a.readiness.Restarting(id)()
-	if a.registry.remove(p) {
-		a.cfg.Metrics.PluginCount(a.registry.len())
-		a.shutdownAll(ctx, []*plugin{p}, nri.ReasonRestarted)
+	defer r.readiness.Restarting(id)()
+	if r.registry.remove(p) {
+		r.cfg.Metrics.PluginCount(r.registry.len())
+		r.shutdownAll(ctx, []*plugin{p}, nri.ReasonRestarted)
 	}
-	proc, err := a.startProcess(cand)
+	proc, err := r.startProcess(cand)
 	if err != nil {
 		err = &nri.PluginError{Plugin: id, Op: nri.PhaseStart, Err: err}
-		a.joinFailed(runCtx, nri.Preinstalled, 0, err)
+		r.joinFailed(runCtx, nri.Preinstalled, 0, err)
 		return err
 	}
-	err = a.connectSocket(runCtx, proc.Conn(), &cand, proc, nil)
-	a.processJoinFailed(runCtx, proc, err)
+	err = r.connectSocket(runCtx, proc.Conn(), &cand, proc, nil)
+	r.processJoinFailed(runCtx, proc, err)
 	return err
 }
 
 // active finds an active plugin by id.
-func (a *Relay) active(id string) *plugin {
-	for _, p := range a.registry.snapshot() {
+func (r *Relay) active(id string) *plugin {
+	for _, p := range r.registry.snapshot() {
 		if p.id == id {
 			return p
 		}
@@ -76,15 +76,15 @@ func (a *Relay) active(id string) *plugin {
 }
 
 // candidate finds id's file in the plugin path, as Start would.
-func (a *Relay) candidate(id string) (launch.Candidate, error) {
-	found, _, err := launch.Discover(a.cfg.PluginPath, a.cfg.PluginConfigPath)
+func (r *Relay) candidate(id string) (launch.Candidate, error) {
+	found, _, err := launch.Discover(r.cfg.PluginPath, r.cfg.PluginConfigPath)
 	for _, c := range found {
 		if c.ID() == id && !c.WASM {
 			return c, nil
 		}
 	}
 	if err == nil {
-		err = fmt.Errorf("no executable for it in %s", a.cfg.PluginPath)
+		err = fmt.Errorf("no executable for it in %s", r.cfg.PluginPath)
 	}
 	return launch.Candidate{}, err
 }

@@ -12,15 +12,15 @@ import (
 	"github.com/nrikit/nrikit/internal/readiness"
 )
 
-// readinessPlugins is the readiness gate's view of a's plugins
+// readinessPlugins is the readiness gate's view of the relay's plugins
 // (readiness.Plugins). Its methods do not allocate.
-type readinessPlugins struct{ a *Relay }
+type readinessPlugins struct{ r *Relay }
 
 // ActiveAs finds the active plugin, not gone, that a required name matches:
 // by its name alone or with its index, as the default validator matches
 // them.
 func (w readinessPlugins) ActiveAs(name string) (readiness.Plugin, bool) {
-	for _, p := range w.a.registry.snapshot() {
+	for _, p := range w.r.registry.snapshot() {
 		if readiness.Matches(name, p.id) && !p.gone() {
 			return readiness.Plugin{ID: p.id, TakesRunPodSandbox: p.subscribed(api.Event_RUN_POD_SANDBOX)}, true
 		}
@@ -29,12 +29,12 @@ func (w readinessPlugins) ActiveAs(name string) (readiness.Plugin, bool) {
 }
 
 // BackoffUntil is when id's sync back-off ends; zero if it has none.
-func (w readinessPlugins) BackoffUntil(id string) time.Time { return w.a.syncBackoff.Until(id) }
+func (w readinessPlugins) BackoffUntil(id string) time.Time { return w.r.syncBackoff.Until(id) }
 
 // RunPodSandboxWorstCase is the sum of the own timeouts of the active
 // plugins that take RunPodSandbox.
 func (w readinessPlugins) RunPodSandboxWorstCase() time.Duration {
-	return admission.WorstCase(api.Event_RUN_POD_SANDBOX, w.a.registry.snapshot())
+	return admission.WorstCase(api.Event_RUN_POD_SANDBOX, w.r.registry.snapshot())
 }
 
 // tookPartIn is RunPodSandbox's reply collector with the readiness gate on:

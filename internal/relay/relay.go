@@ -51,7 +51,7 @@ type Relay struct {
 
 // New returns a Relay configured by cfg, not started.
 func New(cfg Config) *Relay {
-	a := &Relay{
+	r := &Relay{
 		cfg:         cfg,
 		log:         cfg.Log,
 		lifecycle:   lifecycle.New[*plugin](),
@@ -61,27 +61,27 @@ func New(cfg Config) *Relay {
 		syncBackoff: admission.NewSyncBackoff(),
 	}
 	s := admission.BudgetSettings{Event: cfg.EventBudget, Reserve: cfg.DeadlineReserve, Check: cfg.BudgetCheck}
-	a.budget = admission.NewBudget(s, a.registry.snapshot, comparePlugins)
-	a.deprecations = deprecations{recorder: cfg.Deprecated, log: cfg.Log}
-	a.readiness = readiness.New(cfg.Readiness, readinessPlugins{a})
-	return a
+	r.budget = admission.NewBudget(s, r.registry.snapshot, comparePlugins)
+	r.deprecations = deprecations{recorder: cfg.Deprecated, log: cfg.Log}
+	r.readiness = readiness.New(cfg.Readiness, readinessPlugins{r})
+	return r
 }
 
 // Readiness is the readiness gate of the relay's plugins.
-func (a *Relay) Readiness() *readiness.Tracker { return a.readiness }
+func (r *Relay) Readiness() *readiness.Tracker { return r.readiness }
 
 // Started tells whether the relay is between Start and Stop.
-func (a *Relay) Started() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.started
+func (r *Relay) Started() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.started
 }
 
 // SynchronizationHoldsEvents tells whether a plugin's synchronization holds
 // the event barrier (or waits for it), and returns a channel closed at the
 // barrier's next change.
-func (a *Relay) SynchronizationHoldsEvents() (bool, <-chan struct{}) {
-	s, changed := a.barrier.State()
+func (r *Relay) SynchronizationHoldsEvents() (bool, <-chan struct{}) {
+	s, changed := r.barrier.State()
 	return s.Exclusive, changed
 }
 
@@ -102,9 +102,9 @@ type PluginInfo struct {
 }
 
 // Plugins lists the active plugins in dispatch order.
-func (a *Relay) Plugins() []PluginInfo {
+func (r *Relay) Plugins() []PluginInfo {
 	var out []PluginInfo
-	for _, p := range a.registry.snapshot() {
+	for _, p := range r.registry.snapshot() {
 		out = append(out, p.info())
 	}
 	return out

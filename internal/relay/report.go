@@ -13,12 +13,12 @@ import (
 
 // announce hands c, stamped now, to the caller's Changes. An error is a
 // panic of the runtime's callback, which it recovered.
-func (a *Relay) announce(c nri.Change) error {
+func (r *Relay) announce(c nri.Change) error {
 	c.Time = time.Now()
-	if a.cfg.Changes == nil {
+	if r.cfg.Changes == nil {
 		return nil
 	}
-	return a.cfg.Changes(c)
+	return r.cfg.Changes(c)
 }
 
 func changeOf(kind nri.ChangeKind, p *plugin, phase, reason string) nri.Change {
@@ -31,25 +31,25 @@ func changeOf(kind nri.ChangeKind, p *plugin, phase, reason string) nri.Change {
 // A panic in the callback on that report drops p: what p is called may
 // have caused it, and a plugin the runtime's observer does not know of
 // should not take its events.
-func (a *Relay) reportJoined(p *plugin) {
-	a.readiness.Joined(p.id)
+func (r *Relay) reportJoined(p *plugin) {
+	r.readiness.Joined(p.id)
 	p.stats.Joined(time.Now())
-	err := a.announce(changeOf(nri.Joined, p, "", ""))
+	err := r.announce(changeOf(nri.Joined, p, "", ""))
 	close(p.joinReported)
 	if pe := panicIn(err); pe != nil {
 		p.panicked.CompareAndSwap(nil, pe)
-		a.drop(context.Background(), p, "", failLost) // at registration, in no call of the runtime
+		r.drop(context.Background(), p, "", failLost) // at registration, in no call of the runtime
 	}
 }
 
 // reportLeft reports that p, which had joined, is gone.
-func (a *Relay) reportLeft(p *plugin, phase, reason string) {
+func (r *Relay) reportLeft(p *plugin, phase, reason string) {
 	<-p.joinReported
 	if reason != nri.ReasonReplaced { // its successor was checked against the budget as it joined
-		a.budget.Left(p.log)
+		r.budget.Left(p.log)
 	}
 	change := changeOf(nri.Left, p, phase, reason)
 	change.Output = p.conn.Output()
-	a.readiness.Left(p.id, phase, reason)
-	a.announce(change)
+	r.readiness.Left(p.id, phase, reason)
+	r.announce(change)
 }

@@ -31,23 +31,23 @@ func (c *Config) settingsFor(p *plugin) (Settings, bool) {
 
 // applySettings gives p its effective request timeout, from the operator's
 // settings or the runtime's default; called at each registration.
-func (a *Relay) applySettings(p *plugin) {
-	p.timeout, p.timeoutFrom = a.cfg.Request, FromDefault
-	if s, ok := a.cfg.settingsFor(p); ok && s.RequestTimeout > 0 {
+func (r *Relay) applySettings(p *plugin) {
+	p.timeout, p.timeoutFrom = r.cfg.Request, FromDefault
+	if s, ok := r.cfg.settingsFor(p); ok && s.RequestTimeout > 0 {
 		p.timeout, p.timeoutFrom = s.RequestTimeout, FromOperator
 	}
 }
 
 // effectivePolicy is p's failure policy and where it came from: the
 // operator's settings, else what the plugin declared, else the default.
-func (a *Relay) effectivePolicy(p *plugin, declared *api.FailurePolicy) (nri.FailurePolicy, string) {
-	if s, ok := a.cfg.settingsFor(p); ok && s.FailurePolicy != nil {
+func (r *Relay) effectivePolicy(p *plugin, declared *api.FailurePolicy) (nri.FailurePolicy, string) {
+	if s, ok := r.cfg.settingsFor(p); ok && s.FailurePolicy != nil {
 		return *s.FailurePolicy, FromOperator
 	}
 	if declared != nil {
 		return failurePolicyFrom(declared), FromPlugin
 	}
-	return a.cfg.FailurePolicy, FromDefault
+	return r.cfg.FailurePolicy, FromDefault
 }
 
 // settingsFields are p's effective timeout and failure policy, and where

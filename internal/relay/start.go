@@ -20,19 +20,19 @@ import (
 // used: its end does not stop the relay, Stop does. Stop may be called
 // while Start runs: it ends the plugins' handshakes, and Start returns
 // ErrStartInterrupted.
-func (a *Relay) Start(ctx context.Context) error {
-	runCtx, err := a.beginStart(ctx)
+func (r *Relay) Start(ctx context.Context) error {
+	runCtx, err := r.beginStart(ctx)
 	if err != nil {
 		return err
 	}
-	a.log.WithFields(logrus.Fields{"version": nrikit.Version, "nri_version": a.cfg.NRIVersion, "runtime": a.cfg.RuntimeName, "runtime_version": a.cfg.RuntimeVersion}).
+	r.log.WithFields(logrus.Fields{"version": nrikit.Version, "nri_version": r.cfg.NRIVersion, "runtime": r.cfg.RuntimeName, "runtime_version": r.cfg.RuntimeVersion}).
 		Info("nrikit: starting")
-	l, err := a.startPlugins(runCtx)
+	l, err := r.startPlugins(runCtx)
 	if err != nil {
-		_ = a.Stop(ctx)
+		_ = r.Stop(ctx)
 		return err
 	}
-	return a.serve(runCtx, l)
+	return r.serve(runCtx, l)
 }
 
 // beginStart marks the relay started and counts the start phase in
@@ -40,20 +40,20 @@ func (a *Relay) Start(ctx context.Context) error {
 // join, which takes up to their registration timeouts) cancels it and waits
 // for it like any handshake. It starts the listings that bound the
 // lifecycle records (sweepWhenOvergrown), which Stop waits for alike.
-func (a *Relay) beginStart(ctx context.Context) (context.Context, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.started {
+func (r *Relay) beginStart(ctx context.Context) (context.Context, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started {
 		return nil, ErrAlreadyStarted
 	}
-	a.registry.open()
-	a.updateCalls.start()
+	r.registry.open()
+	r.updateCalls.start()
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.cancel, a.runCtx = cancel, runCtx
-	a.started = true
-	a.readiness.Starting()
-	a.wg.Add(2)
-	go a.sweepWhenOvergrown(runCtx)
+	r.cancel, r.runCtx = cancel, runCtx
+	r.started = true
+	r.readiness.Starting()
+	r.wg.Add(2)
+	go r.sweepWhenOvergrown(runCtx)
 	return runCtx, nil
 }
 
@@ -61,24 +61,24 @@ func (a *Relay) beginStart(ctx context.Context) (context.Context, error) {
 // then connects the built-in and pre-installed plugins and opens the
 // socket, unless connections are disabled (nil listener). The endpoint
 // comes first: a bad path fails Start before any plugin was launched.
-func (a *Relay) startPlugins(runCtx context.Context) (net.Listener, error) {
-	defer a.wg.Done()
-	if err := a.openEndpoint(runCtx); err != nil {
+func (r *Relay) startPlugins(runCtx context.Context) (net.Listener, error) {
+	defer r.wg.Done()
+	if err := r.openEndpoint(runCtx); err != nil {
 		return nil, err
 	}
-	a.startBuiltins(runCtx)
-	a.startPreinstalled(runCtx)
-	if a.cfg.SocketPath == "" || runCtx.Err() != nil {
+	r.startBuiltins(runCtx)
+	r.startPreinstalled(runCtx)
+	if r.cfg.SocketPath == "" || runCtx.Err() != nil {
 		return nil, nil
 	}
-	return accept.Listen(a.cfg.SocketPath, a.cfg.SocketGroup)
+	return accept.Listen(r.cfg.SocketPath, r.cfg.SocketGroup)
 }
 
 // serve accepts external plugins on l, unless Stop ended this start.
-func (a *Relay) serve(runCtx context.Context, l net.Listener) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.started || a.runCtx != runCtx {
+func (r *Relay) serve(runCtx context.Context, l net.Listener) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.started || r.runCtx != runCtx {
 		if l != nil {
 			_ = l.Close()
 		}
@@ -87,28 +87,28 @@ func (a *Relay) serve(runCtx context.Context, l net.Listener) error {
 	if l == nil {
 		return nil
 	}
-	a.listener = l
+	r.listener = l
 	if !accept.PeerPIDSupported {
-		a.log.Debug("nrikit: this OS does not report a connecting process's pid: external plugins are logged without one")
+		r.log.Debug("nrikit: this OS does not report a connecting process's pid: external plugins are logged without one")
 	}
-	a.wg.Add(1)
-	go a.acceptLoop(runCtx, l)
+	r.wg.Add(1)
+	go r.acceptLoop(runCtx, l)
 	return nil
 }
 
 // openEndpoint opens the caller's endpoint for the start runCtx belongs to,
 // unless Stop ended that start meanwhile.
-func (a *Relay) openEndpoint(runCtx context.Context) error {
-	e := a.cfg.Endpoint
+func (r *Relay) openEndpoint(runCtx context.Context) error {
+	e := r.cfg.Endpoint
 	if e == nil {
 		return nil
 	}
 	if err := e.Open(); err != nil {
 		return err
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.started || a.runCtx != runCtx {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.started || r.runCtx != runCtx {
 		e.Close()
 		return ErrStartInterrupted
 	}

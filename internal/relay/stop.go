@@ -19,34 +19,34 @@ import (
 // Stop tells every plugin to shut down, giving each the request timeout to
 // acknowledge, then closes its connection; adaptation.Adaptation.Stop
 // documents the waits and ErrStopAbandoned. Start may be called again.
-func (a *Relay) Stop(ctx context.Context) error {
-	a.mu.Lock()
-	if !a.started {
-		a.mu.Unlock()
+func (r *Relay) Stop(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.started {
+		r.mu.Unlock()
 		return nil
 	}
-	a.started = false
-	a.readiness.Stopping()
-	cancel, l := a.cancel, a.listener
-	a.listener = nil
-	a.mu.Unlock()
+	r.started = false
+	r.readiness.Stopping()
+	cancel, l := r.cancel, r.listener
+	r.listener = nil
+	r.mu.Unlock()
 
 	cancel()
-	a.updateCalls.stop()
+	r.updateCalls.stop()
 	if l != nil {
 		_ = l.Close()
 	}
-	if a.cfg.Endpoint != nil {
-		a.cfg.Endpoint.Close()
+	if r.cfg.Endpoint != nil {
+		r.cfg.Endpoint.Close()
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var done context.CancelFunc
 		ctx, done = context.WithTimeout(ctx, DefaultShutdownGrace)
 		defer done()
 	}
-	a.shutdownAll(ctx, a.registry.drain(), nri.ReasonRuntimeStopping)
-	err := a.waitForStop(ctx)
-	a.cfg.Metrics.PluginCount(0)
+	r.shutdownAll(ctx, r.registry.drain(), nri.ReasonRuntimeStopping)
+	err := r.waitForStop(ctx)
+	r.cfg.Metrics.PluginCount(0)
 	return err
 }
 
@@ -72,26 +72,26 @@ func waitOrGiveUp(ctx context.Context, wg *sync.WaitGroup, why string) error {
 // waitForStop waits, within ctx and its grace, for the goroutines of the
 // handshakes and watchers, for the UpdateFn calls in progress and for the
 // delivery of Readiness flips to the runtime's callback.
-func (a *Relay) waitForStop(ctx context.Context) error {
+func (r *Relay) waitForStop(ctx context.Context) error {
 	const lockHint = " has not returned (does it wait for a lock held by Stop's caller?)"
 	handshakes, updates, flips := make(chan error, 1), make(chan error, 1), make(chan error, 1)
-	go func() { handshakes <- waitOrGiveUp(ctx, &a.wg, "the runtime's SyncFn"+lockHint) }()
-	go func() { updates <- waitOrGiveUp(ctx, &a.updateCalls.wg, "the runtime's UpdateFn"+lockHint) }()
+	go func() { handshakes <- waitOrGiveUp(ctx, &r.wg, "the runtime's SyncFn"+lockHint) }()
+	go func() { updates <- waitOrGiveUp(ctx, &r.updateCalls.wg, "the runtime's UpdateFn"+lockHint) }()
 	go func() {
-		flips <- waitOrGiveUp(ctx, a.readiness.Deliveries(), "the runtime's ReadinessChanges callback"+lockHint)
+		flips <- waitOrGiveUp(ctx, r.readiness.Deliveries(), "the runtime's ReadinessChanges callback"+lockHint)
 	}()
 	return errors.Join(<-handshakes, <-updates, <-flips)
 }
 
-func (a *Relay) shutdownAll(ctx context.Context, plugins []*plugin, reason string) {
+func (r *Relay) shutdownAll(ctx context.Context, plugins []*plugin, reason string) {
 	var wg sync.WaitGroup
 	for _, p := range plugins {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.forget(p)
-			p.shutdown(ctx, reason, a.cfg.Request)
-			a.reportLeft(p, "", reason)
+			r.forget(p)
+			p.shutdown(ctx, reason, r.cfg.Request)
+			r.reportLeft(p, "", reason)
 		}()
 	}
 	wg.Wait()

@@ -18,13 +18,13 @@ import (
 // runtime's SyncFn was called (the clock since) of what p now knows as
 // running. It runs under the event barrier, before p joins, so it comes
 // before any other event for those pods and containers.
-func (a *Relay) catchUp(ctx context.Context, p *plugin, pods []*api.PodSandbox, ctrs []*api.Container, since uint64) error {
-	for _, c := range a.lifecycle.Synced(p, pods, ctrs, since) {
+func (r *Relay) catchUp(ctx context.Context, p *plugin, pods []*api.PodSandbox, ctrs []*api.Container, since uint64) error {
+	for _, c := range r.lifecycle.Synced(p, pods, ctrs, since) {
 		if !p.subscribed(c.Event) {
 			continue
 		}
 		err := p.invoke(ctx, p.timeout, func(ctx context.Context) error {
-			return sendMissed(ctx, a, p, c)
+			return sendMissed(ctx, r, p, c)
 		})
 		if err != nil {
 			return err
@@ -34,18 +34,18 @@ func (a *Relay) catchUp(ctx context.Context, p *plugin, pods []*api.PodSandbox, 
 }
 
 // sendMissed tells p one event its snapshot missed.
-func sendMissed(ctx context.Context, a *Relay, p *plugin, m lifecycle.Missed) error {
+func sendMissed(ctx context.Context, r *Relay, p *plugin, m lifecycle.Missed) error {
 	var err error
 	switch m.Event {
 	case api.Event_RUN_POD_SANDBOX:
 		req := newOutgoing(&api.RunPodSandboxRequest{Pod: m.Pod}, false)
-		_, err = callPlugin(ctx, a, p, m.Event, req, api.PluginService.RunPodSandbox)
+		_, err = callPlugin(ctx, r, p, m.Event, req, api.PluginService.RunPodSandbox)
 	case api.Event_STOP_POD_SANDBOX:
 		req := newOutgoing(&api.StopPodSandboxRequest{Pod: m.Pod}, false)
-		_, err = callPlugin(ctx, a, p, m.Event, req, api.PluginService.StopPodSandbox)
+		_, err = callPlugin(ctx, r, p, m.Event, req, api.PluginService.StopPodSandbox)
 	case api.Event_STOP_CONTAINER:
 		req := newOutgoing(&api.StopContainerRequest{Pod: m.Pod, Container: m.Container}, false)
-		_, err = callPlugin(ctx, a, p, m.Event, req, api.PluginService.StopContainer)
+		_, err = callPlugin(ctx, r, p, m.Event, req, api.PluginService.StopContainer)
 	}
 	return err
 }

@@ -22,18 +22,18 @@ import (
 // its first live event. Events relayed between SyncFn's call and the
 // callback are reconciled with the lists (lifecycle.Store.Reconcile) and caught up
 // after the snapshot; before p arrived, the lists are the truth (internal/lifecycle/unlisted.go).
-func (a *Relay) synchronizeAndJoin(ctx context.Context, p *plugin) error {
-	releaseGate, err := a.syncGate.EnterExclusiveCtx(ctx)
+func (r *Relay) synchronizeAndJoin(ctx context.Context, p *plugin) error {
+	releaseGate, err := r.syncGate.EnterExclusiveCtx(ctx)
 	if err != nil {
 		return fmt.Errorf("nrikit: waiting for the runtime's plugin sync blocks to end: %w", err)
 	}
 	defer releaseGate()
-	s := &syncRun{a: a, p: p, since: a.lifecycle.Now()}
+	s := &syncRun{a: r, p: p, since: r.lifecycle.Now()}
 	defer s.releaseBarrier()
-	if a.cfg.Sync == nil {
+	if r.cfg.Sync == nil {
 		_, err = s.callback(ctx, nil, nil)
 	} else {
-		err = a.cfg.Sync(ctx, s.callback)
+		err = r.cfg.Sync(ctx, s.callback)
 	}
 	if _, _, called := s.result(); err == nil && !called {
 		// The reference lets such a plugin join unsynchronized; an empty
@@ -45,10 +45,10 @@ func (a *Relay) synchronizeAndJoin(ctx context.Context, p *plugin) error {
 		return err
 	}
 	pods, ctrs, _ := s.result()
-	if err := a.catchUp(ctx, p, pods, ctrs, s.since); err != nil {
+	if err := r.catchUp(ctx, p, pods, ctrs, s.since); err != nil {
 		return err
 	}
-	return a.join(ctx, p)
+	return r.join(ctx, p)
 }
 
 // syncRun is one plugin's synchronization: the callback handed to SyncFn and
@@ -103,25 +103,25 @@ func (s *syncRun) releaseBarrier() {
 
 // join makes p active; an older instance with the same identity is shut
 // down once p has taken its place.
-func (a *Relay) join(ctx context.Context, p *plugin) error {
-	old, err := a.registry.join(p)
+func (r *Relay) join(ctx context.Context, p *plugin) error {
+	old, err := r.registry.join(p)
 	if err != nil {
 		return err
 	}
-	a.cfg.Metrics.PluginCount(a.registry.len())
+	r.cfg.Metrics.PluginCount(r.registry.len())
 	// Logged before the joined report, so an operator reading the log and a
 	// PluginChanges consumer see the plugin arrive in the same order.
 	p.log.WithField("kind", p.kind.String()).WithField("events", subscription(p.events)).WithFields(p.settingsFields()).
 		Info("nrikit: plugin connected")
-	a.reportJoined(p)
+	r.reportJoined(p)
 	if old != nil {
-		a.wg.Add(1)
+		r.wg.Add(1)
 		go func() {
-			defer a.wg.Done()
-			a.forget(old)
-			old.shutdown(ctx, nri.ReasonReplaced, a.cfg.Request)
+			defer r.wg.Done()
+			r.forget(old)
+			old.shutdown(ctx, nri.ReasonReplaced, r.cfg.Request)
 			old.log.WithField("reason", nri.ReasonReplaced).Info("nrikit: plugin replaced by a new instance")
-			a.reportLeft(old, "", nri.ReasonReplaced)
+			r.reportLeft(old, "", nri.ReasonReplaced)
 		}()
 	}
 	return nil
@@ -129,7 +129,7 @@ func (a *Relay) join(ctx context.Context, p *plugin) error {
 
 // sendSnapshot sends the state in as many Synchronize messages as the ttrpc
 // message limit needs, and returns the plugin's updates.
-func (a *Relay) sendSnapshot(ctx context.Context, p *plugin, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
+func (r *Relay) sendSnapshot(ctx context.Context, p *plugin, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
 	chunks, err := splitSnapshot(pods, ctrs, maxSyncMessage)
 	if err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func (a *Relay) sendSnapshot(ctx context.Context, p *plugin, pods []*api.PodSand
 		more := i < len(chunks)-1
 		req := enc.to(p, &api.SynchronizeRequest{Pods: c.pods, Containers: c.ctrs, More: more})
 		var rsp *api.SynchronizeResponse
-		err := p.invoke(ctx, a.cfg.SyncTimeout, func(ctx context.Context) (err error) {
+		err := p.invoke(ctx, r.cfg.SyncTimeout, func(ctx context.Context) (err error) {
 			rsp, err = p.svc.Synchronize(ctx, req)
 			return err
 		})

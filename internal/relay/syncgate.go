@@ -11,7 +11,7 @@ import "context"
 // that already waits for blocks to end holds back new ones until it has
 // run, so that neither side starves (adaptation.Adaptation.BlockPluginSync
 // documents the runtime's use).
-func (a *Relay) BlockSync() (release func()) {
-	release, _ = a.syncGate.EnterShared(context.Background())
+func (r *Relay) BlockSync() (release func()) {
+	release, _ = r.syncGate.EnterShared(context.Background())
 	return release
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // validators lists the plugins that validate a creation, nil if none.
-func (a *Relay) validators() []*plugin { return admission.ValidatorsAmong(a.registry.snapshot()) }
+func (r *Relay) validators() []*plugin { return admission.ValidatorsAmong(r.registry.snapshot()) }
 
 // validate asks the default validator and every validator plugin (the
 // validators listed as the creation began), all at once, to approve the
@@ -25,12 +25,12 @@ func (a *Relay) validators() []*plugin { return admission.ValidatorsAmong(a.regi
 // dropped. A validator whose connection was already gone is skipped, as by
 // the reference. It returns the validator plugins consulted, validators
 // filtered in place.
-func (a *Relay) validate(ctx context.Context, dl eventDeadline, req *api.CreateContainerRequest, c creation, merged *api.CreateContainerResponse, validators []*plugin) ([]*plugin, error) {
-	plugins := a.registry.snapshot()
+func (r *Relay) validate(ctx context.Context, dl eventDeadline, req *api.CreateContainerRequest, c creation, merged *api.CreateContainerResponse, validators []*plugin) ([]*plugin, error) {
+	plugins := r.registry.snapshot()
 	validators = slices.DeleteFunc(validators, func(p *plugin) bool {
 		return p.gone() || !slices.Contains(plugins, p) // dropped meanwhile, or the runtime stops
 	})
-	if len(validators) == 0 && a.cfg.DefaultValidator == nil {
+	if len(validators) == 0 && r.cfg.DefaultValidator == nil {
 		return validators, nil
 	}
 	vreq := &api.ValidateContainerAdjustmentRequest{
@@ -45,7 +45,7 @@ func (a *Relay) validate(ctx context.Context, dl eventDeadline, req *api.CreateC
 	}
 	// errs[0] is the default validator's verdict, then one per plugin.
 	errs := make([]error, 1+len(validators))
-	errs[0] = a.validateByDefault(ctx, vreq)
+	errs[0] = r.validateByDefault(ctx, vreq)
 	if len(validators) == 0 {
 		return validators, errors.Join(errs...)
 	}
@@ -59,10 +59,10 @@ func (a *Relay) validate(ctx context.Context, dl eventDeadline, req *api.CreateC
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[1+i] = a.validateWith(ctx, dl, p, out.to(p))
+			errs[1+i] = r.validateWith(ctx, dl, p, out.to(p))
 		}()
 	}
-	errs[1+last] = a.validateWith(ctx, dl, validators[last], out.to(validators[last]))
+	errs[1+last] = r.validateWith(ctx, dl, validators[last], out.to(validators[last]))
 	wg.Wait()
 	return validators, errors.Join(errs...)
 }
@@ -96,14 +96,14 @@ func (c consulted) instances(plugins []*plugin) []*api.PluginInstance {
 
 // validateWith asks one validator, within its own timeout capped by the
 // creation's deadline dl.
-func (a *Relay) validateWith(ctx context.Context, dl eventDeadline, p *plugin, req *api.ValidateContainerAdjustmentRequest) error {
+func (r *Relay) validateWith(ctx context.Context, dl eventDeadline, p *plugin, req *api.ValidateContainerAdjustmentRequest) error {
 	const ev = api.Event_VALIDATE_CONTAINER_ADJUSTMENT
 	budget := dl.forMandatory(p)
 	if budget.timeout <= 0 {
-		return a.notReached(ctx, ev, p, true)
+		return r.notReached(ctx, ev, p, true)
 	}
 	answered := false
-	err := a.deliver(ctx, policyOf(ev), ev, p, p.policy, budget, func(ctx context.Context) error {
+	err := r.deliver(ctx, policyOf(ev), ev, p, p.policy, budget, func(ctx context.Context) error {
 		rsp, err := p.svc.ValidateContainerAdjustment(ctx, req)
 		if err != nil {
 			return err
@@ -117,7 +117,7 @@ func (a *Relay) validateWith(ctx context.Context, dl eventDeadline, p *plugin, r
 	if err == nil && !answered {
 		// Cannot happen: applyPolicy fails validation on every failure. Kept
 		// so that a validator's silence can never pass for consent.
-		return a.cfg.PluginError(p.id, ev.Name(), errors.New("no verdict"))
+		return r.cfg.PluginError(p.id, ev.Name(), errors.New("no verdict"))
 	}
 	return err
 }

@@ -26,11 +26,11 @@ type creation struct {
 
 // startCreation prepares the merge of a creation that validators (listed as
 // it begins) will see, or not.
-func (a *Relay) startCreation(req *api.CreateContainerRequest, validators []*plugin) creation {
-	if validators == nil && a.cfg.DefaultValidator == nil {
+func (r *Relay) startCreation(req *api.CreateContainerRequest, validators []*plugin) creation {
+	if validators == nil && r.cfg.DefaultValidator == nil {
 		return creation{result: merge.NewUnvalidatedCreate(req), out: outgoing[*api.CreateContainerRequest]{req: req}}
 	}
-	if a.cfg.DefaultValidator == nil && allEncoded(validators) {
+	if r.cfg.DefaultValidator == nil && allEncoded(validators) {
 		c := creation{result: merge.NewUnvalidatedCreate(req), handled: consulted{}, out: outgoing[*api.CreateContainerRequest]{req: req}}
 		// The first plugin gets the request as encoded here: the same bytes.
 		if c.pristine = c.out.seed(); c.pristine != nil {

@@ -19,13 +19,13 @@ func (r defaultRejection) Unwrap() []error { return []error{ErrRejected, r.err} 
 
 // validateByDefault runs the default validator, if configured, on the
 // request the validator plugins get.
-func (a *Relay) validateByDefault(ctx context.Context, req *api.ValidateContainerAdjustmentRequest) error {
-	v := a.cfg.DefaultValidator
+func (r *Relay) validateByDefault(ctx context.Context, req *api.ValidateContainerAdjustmentRequest) error {
+	v := r.cfg.DefaultValidator
 	if v == nil {
 		return nil
 	}
 	if err := v.ValidateContainerAdjustment(ctx, req); err != nil {
-		a.logCtx(ctx).WithField("event", api.Event_CREATE_CONTAINER.Name()).WithField("container", req.GetContainer().GetId()).
+		r.logCtx(ctx).WithField("event", api.Event_CREATE_CONTAINER.Name()).WithField("container", req.GetContainer().GetId()).
 			WithError(err).Warn("nrikit: the default validator rejected the container")
 		return defaultRejection{err}
 	}

@@ -23,20 +23,20 @@ import (
 // handshakes each one as soon as it is loaded. Modules are compiled one after
 // another: compiling is CPU-bound, and a module found under several names is
 // then compiled once, the others taking its code from the shared cache.
-func (a *Relay) loadWASM(ctx context.Context, modules []launch.Candidate) {
-	cache := a.newWASMCache()
+func (r *Relay) loadWASM(ctx context.Context, modules []launch.Candidate) {
+	cache := r.newWASMCache()
 	defer cache.Release()
 	var wg sync.WaitGroup
 	for _, c := range modules {
-		p, err := a.loadGuest(ctx, c, cache)
+		p, err := r.loadGuest(ctx, c, cache)
 		if err != nil {
-			a.joinFailed(ctx, nri.WASM, 0, &nri.PluginError{Plugin: c.ID(), Op: nri.PhaseStart, Err: err})
+			r.joinFailed(ctx, nri.WASM, 0, &nri.PluginError{Plugin: c.ID(), Op: nri.PhaseStart, Err: err})
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.joinFailed(ctx, nri.WASM, 0, a.handshake(ctx, p))
+			r.joinFailed(ctx, nri.WASM, 0, r.handshake(ctx, p))
 		}()
 	}
 	wg.Wait()
@@ -45,25 +45,25 @@ func (a *Relay) loadWASM(ctx context.Context, modules []launch.Candidate) {
 // newWASMCache returns a compilation cache with one reference, the
 // caller's. A cache directory that cannot be used is logged and the cache
 // kept in memory.
-func (a *Relay) newWASMCache() *wasmhost.SharedCache {
-	dir := a.cfg.WASM.CacheDir
+func (r *Relay) newWASMCache() *wasmhost.SharedCache {
+	dir := r.cfg.WASM.CacheDir
 	c, err := wasmhost.NewSharedCache(dir)
 	if err != nil {
-		a.log.WithField("dir", dir).WithError(err).Warn("nrikit: WASM compilation cache directory unusable; compiling in memory")
+		r.log.WithField("dir", dir).WithError(err).Warn("nrikit: WASM compilation cache directory unusable; compiling in memory")
 	}
 	return c
 }
 
-func (a *Relay) loadGuest(ctx context.Context, c launch.Candidate, cache *wasmhost.SharedCache) (*plugin, error) {
-	log := a.log.WithField("plugin", c.ID())
+func (r *Relay) loadGuest(ctx context.Context, c launch.Candidate, cache *wasmhost.SharedCache) (*plugin, error) {
+	log := r.log.WithField("plugin", c.ID())
 	glog := newGuestLog(log)
 	output := log.WithField("output", true)
 	cfg := wasmhost.Config{
 		ID:          c.ID(),
 		Path:        c.Path,
-		MemoryLimit: a.cfg.WASM.MemoryLimit,
+		MemoryLimit: r.cfg.WASM.MemoryLimit,
 		Cache:       cache.Compiled(),
-		InitTimeout: a.cfg.Registration,
+		InitTimeout: r.cfg.Registration,
 		Log:         func(level wasmhost.Level, msg string) { glog.line(log, logrusLevel(level), msg) },
 		Output:      func(line string) { glog.line(output, logrus.InfoLevel, line) },
 	}
@@ -76,7 +76,7 @@ func (a *Relay) loadGuest(ctx context.Context, c launch.Candidate, cache *wasmho
 	}
 	log.WithField("took", time.Since(start).Round(time.Millisecond)).Debug("nrikit: WASM plugin loaded")
 	conn := &wasmConn{guest: g, release: sync.OnceFunc(cache.Release), log: glog}
-	p := a.newPlugin(c.Index, c.Name, nri.WASM, wasmService{g}, conn)
+	p := r.newPlugin(c.Index, c.Name, nri.WASM, wasmService{g}, conn)
 	p.config = c.Config
 	return p, nil
 }

@@ -19,9 +19,9 @@ import (
 const wasmSkipReason = "WASM plugins are not supported: this build leaves WASM support out (tag nrikit_no_wasm or nri_no_wasm)"
 
 // loadWASM skips the WASM modules of the plugin path, with a warning each.
-func (a *Relay) loadWASM(_ context.Context, modules []launch.Candidate) {
+func (r *Relay) loadWASM(_ context.Context, modules []launch.Candidate) {
 	for _, c := range modules {
-		a.log.WithField("path", c.Path).WithField("reason", wasmSkipReason).Warn("nrikit: pre-installed plugin skipped")
-		a.announce(nri.Change{Change: nri.Skipped, Plugin: filepath.Base(c.Path), Kind: nri.WASM.String(), Reason: wasmSkipReason})
+		r.log.WithField("path", c.Path).WithField("reason", wasmSkipReason).Warn("nrikit: pre-installed plugin skipped")
+		r.announce(nri.Change{Change: nri.Skipped, Plugin: filepath.Base(c.Path), Kind: nri.WASM.String(), Reason: wasmSkipReason})
 	}
 }
