@@ -22,29 +22,38 @@ import (
 // api.PluginService (e.g. api.PluginService.CreateContainer).
 type rpcFunc[Req, Rsp any] func(api.PluginService, context.Context, Req) (Rsp, error)
 
-// relay is the one fan-out path of every event: each subscribed plugin in
-// order, one call each, then collect (if any) merges the reply. The caller
-// holds the event barrier. It is for the events that have no deadline
-// (teardown and notification); a setup event took its deadline when it was
-// called (setupBarrier) and relays until it.
-func relay[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
-	return relayUntil(ctx, r, ev, req, rpc, collect, eventDeadline{})
+// fanOut is the one path of every event to the plugins: the request
+// checked against what was removed, then each subscribed plugin in order,
+// one call each, and collect (if any) merges the reply. The caller holds the
+// event barrier. It is for the events that have no deadline (teardown and
+// notification); a setup event took its deadline when it was called
+// (setupBarrier) and relays until it.
+func fanOut[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error) error {
+	return fanOutUntil(ctx, r, ev, req, rpc, collect, eventDeadline{})
 }
 
-// relayUntil is relay within the event's deadline dl.
-func relayUntil[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline) error {
-	return relayWithin(ctx, r, ev, newOutgoing(req, !policyOf(ev).evolving), rpc, collect, dl, nil)
+// fanOutUntil is fanOut within the event's deadline dl.
+func fanOutUntil[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, req Req, rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline) error {
+	return fanOutWithin(ctx, r, ev, newOutgoing(req, !policyOf(ev).evolving), rpc, collect, dl, nil)
 }
 
-// relayWithin is relayUntil for a request whose encoding the caller
+// fanOutWithin is fanOutUntil for a request whose encoding the caller
 // manages; g is the readiness check of a RunPodSandbox (nil for other
 // events, or with the gate off), resolved once for the whole fan-out.
-func relayWithin[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline, g *readiness.Gate) error {
-	req := out.req
-	pol := policyOf(ev)
-	if err := r.checkRequest(ctx, ev, pol, req); err != nil {
+func fanOutWithin[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline, g *readiness.Gate) error {
+	if err := r.checkRequest(ctx, ev, policyOf(ev), out.req); err != nil {
 		return err
 	}
+	return callEach(ctx, r, ev, out, rpc, collect, dl, g)
+}
+
+// callEach calls each plugin that takes ev, in dispatch order, with the
+// request as out gives it, within dl, and hands each reply to collect; the
+// request was checked (checkRequest). It encodes the request, and checks its
+// strings, once: when the first plugin gets it.
+func callEach[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *outgoing[Req], rpc rpcFunc[Req, Rsp], collect func(*plugin, Rsp) error, dl eventDeadline, g *readiness.Gate) error {
+	req := out.req
+	pol := policyOf(ev)
 	if _, deadline := ctx.Deadline(); !pol.class.canFail() && (ctx.Done() != nil || deadline) {
 		// Teardown and notification reach every plugin even when the caller
 		// gives up: each call is still bounded by the request timeout. (A

@@ -30,7 +30,7 @@ func (r *Relay) removeContainers(ctx context.Context, pod *api.PodSandbox) {
 	for _, ctr := range r.lifecycle.ContainersOf(pod) {
 		r.stopContainer(ctx, pod, ctr)
 		req := &api.RemoveContainerRequest{Pod: pod, Container: ctr}
-		_ = relay(ctx, r, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
+		_ = fanOut(ctx, r, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
 		r.lifecycle.ContainerRemoved(ctr)
 	}
 }
@@ -42,7 +42,7 @@ func (r *Relay) stopContainer(ctx context.Context, pod *api.PodSandbox, ctr *api
 	if lifecycle.PodID(req) == "" || ctr.GetId() == "" {
 		return
 	}
-	_ = relay(ctx, r, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
+	_ = fanOut(ctx, r, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, nil)
 	r.lifecycle.ContainerStopped(ctr)
 }
 
@@ -50,5 +50,5 @@ func (r *Relay) stopPod(ctx context.Context, pod *api.PodSandbox) {
 	if pod.GetId() == "" {
 		return
 	}
-	_ = relay(ctx, r, api.Event_STOP_POD_SANDBOX, &api.StopPodSandboxRequest{Pod: pod}, api.PluginService.StopPodSandbox, nil)
+	_ = fanOut(ctx, r, api.Event_STOP_POD_SANDBOX, &api.StopPodSandboxRequest{Pod: pod}, api.PluginService.StopPodSandbox, nil)
 }

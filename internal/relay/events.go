@@ -29,7 +29,7 @@ func (r *Relay) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRequest
 	if g != nil {
 		collect = tookPartIn(g)
 	}
-	err = relayWithin(ctx, r, ev, newOutgoing(req, !policyOf(ev).evolving), api.PluginService.RunPodSandbox, collect, dl, g)
+	err = fanOutWithin(ctx, r, ev, newOutgoing(req, !policyOf(ev).evolving), api.PluginService.RunPodSandbox, collect, dl, g)
 	if err == nil {
 		err = g.Check()
 	}
@@ -44,7 +44,7 @@ func (r *Relay) UpdatePodSandbox(ctx context.Context, req *api.UpdatePodSandboxR
 		return nil, err
 	}
 	defer release()
-	err = relayUntil(ctx, r, api.Event_UPDATE_POD_SANDBOX, req, api.PluginService.UpdatePodSandbox, nil, dl)
+	err = fanOutUntil(ctx, r, api.Event_UPDATE_POD_SANDBOX, req, api.PluginService.UpdatePodSandbox, nil, dl)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (r *Relay) UpdatePodSandbox(ctx context.Context, req *api.UpdatePodSandboxR
 // PostUpdatePodSandbox notifies plugins of a pod's completed update.
 func (r *Relay) PostUpdatePodSandbox(ctx context.Context, req *api.PostUpdatePodSandboxRequest) error {
 	defer r.eventBarrier()()
-	return relay(ctx, r, api.Event_POST_UPDATE_POD_SANDBOX, req, api.PluginService.PostUpdatePodSandbox, nil)
+	return fanOut(ctx, r, api.Event_POST_UPDATE_POD_SANDBOX, req, api.PluginService.PostUpdatePodSandbox, nil)
 }
 
 // StopPodSandbox relays a pod's stop, after the stop of its containers that
@@ -62,7 +62,7 @@ func (r *Relay) PostUpdatePodSandbox(ctx context.Context, req *api.PostUpdatePod
 func (r *Relay) StopPodSandbox(ctx context.Context, req *api.StopPodSandboxRequest) error {
 	defer r.eventBarrier()()
 	r.stopContainers(ctx, req.GetPod())
-	err := relay(ctx, r, api.Event_STOP_POD_SANDBOX, req, api.PluginService.StopPodSandbox, nil)
+	err := fanOut(ctx, r, api.Event_STOP_POD_SANDBOX, req, api.PluginService.StopPodSandbox, nil)
 	r.lifecycle.PodStopped(req.GetPod())
 	return err
 }
@@ -74,64 +74,32 @@ func (r *Relay) RemovePodSandbox(ctx context.Context, req *api.RemovePodSandboxR
 	defer r.eventBarrier()()
 	r.removeContainers(ctx, req.GetPod())
 	r.stopPod(ctx, req.GetPod())
-	err := relay(ctx, r, api.Event_REMOVE_POD_SANDBOX, req, api.PluginService.RemovePodSandbox, nil)
+	err := fanOut(ctx, r, api.Event_REMOVE_POD_SANDBOX, req, api.PluginService.RemovePodSandbox, nil)
 	r.lifecycle.PodRemoved(req.GetPod())
 	return err
 }
 
 // CreateContainer relays a container's creation and returns the merged
-// adjustment and updates, after validators approved them.
+// adjustment and updates, after validators approved them. Its stages run
+// once each, in order (creation.go): admit, encode, adjust (call each
+// plugin, merging its reply), merged, validate, record.
 func (r *Relay) CreateContainer(ctx context.Context, req *api.CreateContainerRequest) (*api.CreateContainerResponse, error) {
-	release, dl, err := r.setupBarrier(ctx, api.Event_CREATE_CONTAINER)
-	if err != nil {
-		r.lifecycle.ContainerGivenUp(req.GetContainer())
-		return nil, err
-	}
-	defer release()
-	// No plugin joins while the barrier is held: the validators of the end
-	// of this creation are known now.
-	validators := r.validators()
-	shapeContainerLikeReference(req.GetContainer())
-	c := r.startCreation(req, validators)
-	result, out, handled := c.result, &c.out, c.handled
-	collect := func(p *plugin, rsp *api.CreateContainerResponse) error {
-		out.changed()
-		handled.add(p)
-		r.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
-		return mergeError(result.Apply(p.id, rsp))
-	}
-	dl = dl.withValidators(validators)
-	err = relayWithin(ctx, r, api.Event_CREATE_CONTAINER, out, api.PluginService.CreateContainer, collect, dl, nil)
-	if err == nil {
-		// A reply that failed to merge always fails the event (event_policy.go);
-		// this keeps a half-merged response from ever reaching the runtime.
-		err = mergeError(result.Err())
-	}
-	var merged *api.CreateContainerResponse
-	var consulted []*plugin // the validators that approved it
-	if err == nil {
-		merged = result.Response()
-		shapeLikeReference(merged.Adjust)
-		consulted, err = r.validate(ctx, dl, req, c, merged, validators)
-	}
-	r.lifecycle.ContainerCreated(req.GetContainer(), err == nil)
+	c, err := r.admitCreation(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	r.logDiscarded(ctx, api.Event_CREATE_CONTAINER, result.Discarded())
-	if r.cfg.Records.On() {
-		id := req.GetContainer().GetId()
-		r.cfg.Records.Created(req.GetContainer(), result.OwnersOf(id), r.cfg.DefaultValidator != nil,
-			len(consulted), func(i int) string { return consulted[i].id })
-		r.cfg.Records.UpdatesMerged(records.ByCreation, result.Updated(), result.OwnersOf)
-	}
-	return merged, nil
+	defer c.release()
+	c.encode()
+	err = c.adjust(ctx)
+	merged, err := c.merged(err)
+	consulted, err := c.validate(ctx, merged, err)
+	return c.record(ctx, merged, consulted, err)
 }
 
 // PostCreateContainer notifies plugins of a created container.
 func (r *Relay) PostCreateContainer(ctx context.Context, req *api.PostCreateContainerRequest) error {
 	defer r.eventBarrier()()
-	return relay(ctx, r, api.Event_POST_CREATE_CONTAINER, req, api.PluginService.PostCreateContainer, nil)
+	return fanOut(ctx, r, api.Event_POST_CREATE_CONTAINER, req, api.PluginService.PostCreateContainer, nil)
 }
 
 // StartContainer relays a container's start.
@@ -141,13 +109,13 @@ func (r *Relay) StartContainer(ctx context.Context, req *api.StartContainerReque
 		return err
 	}
 	defer release()
-	return relayUntil(ctx, r, api.Event_START_CONTAINER, req, api.PluginService.StartContainer, nil, dl)
+	return fanOutUntil(ctx, r, api.Event_START_CONTAINER, req, api.PluginService.StartContainer, nil, dl)
 }
 
 // PostStartContainer notifies plugins of a started container.
 func (r *Relay) PostStartContainer(ctx context.Context, req *api.PostStartContainerRequest) error {
 	defer r.eventBarrier()()
-	return relay(ctx, r, api.Event_POST_START_CONTAINER, req, api.PluginService.PostStartContainer, nil)
+	return fanOut(ctx, r, api.Event_POST_START_CONTAINER, req, api.PluginService.PostStartContainer, nil)
 }
 
 // UpdateContainer relays a container's resource update and returns the
@@ -163,7 +131,7 @@ func (r *Relay) UpdateContainer(ctx context.Context, req *api.UpdateContainerReq
 		r.countAdjustments(p, api.Event_UPDATE_CONTAINER, false, rsp.GetUpdate(), rsp.GetEvict())
 		return mergeError(result.Apply(p.id, rsp))
 	}
-	if err := relayUntil(ctx, r, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect, dl); err != nil {
+	if err := fanOutUntil(ctx, r, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect, dl); err != nil {
 		return nil, err
 	}
 	r.logDiscarded(ctx, api.Event_UPDATE_CONTAINER, result.Discarded())
@@ -174,7 +142,7 @@ func (r *Relay) UpdateContainer(ctx context.Context, req *api.UpdateContainerReq
 // PostUpdateContainer notifies plugins of a container's completed update.
 func (r *Relay) PostUpdateContainer(ctx context.Context, req *api.PostUpdateContainerRequest) error {
 	defer r.eventBarrier()()
-	return relay(ctx, r, api.Event_POST_UPDATE_CONTAINER, req, api.PluginService.PostUpdateContainer, nil)
+	return fanOut(ctx, r, api.Event_POST_UPDATE_CONTAINER, req, api.PluginService.PostUpdateContainer, nil)
 }
 
 // StopContainer relays a container's stop and returns plugins' updates to
@@ -189,7 +157,7 @@ func (r *Relay) StopContainer(ctx context.Context, req *api.StopContainerRequest
 		}
 		return nil
 	}
-	err := relay(ctx, r, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, collect)
+	err := fanOut(ctx, r, api.Event_STOP_CONTAINER, req, api.PluginService.StopContainer, collect)
 	r.lifecycle.ContainerStopped(req.GetContainer())
 	r.logDiscarded(ctx, api.Event_STOP_CONTAINER, result.Discarded())
 	r.cfg.Records.UpdatesMerged(records.ByStop, result.Updated(), result.OwnersOf)
@@ -201,7 +169,7 @@ func (r *Relay) StopContainer(ctx context.Context, req *api.StopContainerRequest
 func (r *Relay) RemoveContainer(ctx context.Context, req *api.RemoveContainerRequest) error {
 	defer r.eventBarrier()()
 	r.stopContainer(ctx, req.GetPod(), req.GetContainer())
-	err := relay(ctx, r, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
+	err := fanOut(ctx, r, api.Event_REMOVE_CONTAINER, req, api.PluginService.RemoveContainer, nil)
 	r.lifecycle.ContainerRemoved(req.GetContainer())
 	r.cfg.Records.Removed(req.GetContainer().GetId())
 	return err

@@ -25,9 +25,10 @@ func (r *Relay) validators() []*plugin { return admission.ValidatorsAmong(r.regi
 // dropped. A validator whose connection was already gone is skipped, as by
 // the reference. It returns the validator plugins consulted, validators
 // filtered in place.
-func (r *Relay) validate(ctx context.Context, dl eventDeadline, req *api.CreateContainerRequest, c creation, merged *api.CreateContainerResponse, validators []*plugin) ([]*plugin, error) {
+func (r *Relay) validate(ctx context.Context, c *creation, merged *api.CreateContainerResponse) ([]*plugin, error) {
+	dl := c.dl
 	plugins := r.registry.snapshot()
-	validators = slices.DeleteFunc(validators, func(p *plugin) bool {
+	validators := slices.DeleteFunc(c.validators, func(p *plugin) bool {
 		return p.gone() || !slices.Contains(plugins, p) // dropped meanwhile, or the runtime stops
 	})
 	if len(validators) == 0 && r.cfg.DefaultValidator == nil {
@@ -39,7 +40,7 @@ func (r *Relay) validate(ctx context.Context, dl eventDeadline, req *api.CreateC
 		Owners:  c.result.Owners(),
 		Plugins: c.handled.instances(plugins),
 	}
-	out, err := c.validationRequest(req, vreq)
+	out, err := c.validationRequest(vreq)
 	if err != nil {
 		return nil, err
 	}
