@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// The Adaptation type and its public life cycle: New, Start, Stop, Plugins, Deprecations. Start's
-// and Stop's steps are in adaptation_start.go and adaptation_stop.go; the accept loop in
-// join_accept.go.
+// The Adaptation type and its public life cycle: New, Start, Stop, Plugins, Deprecations,
+// RestartPlugin; the components it holds, and PluginInfo.
 
 package adaptation
 

@@ -184,25 +184,8 @@
 package adaptation
 
 // Maintainer's map (godoc does not show a comment after the package clause;
-// docs/internals.md has the full list). Each file begins with a line saying
-// what it holds; its name says its family:
-//
-//	adaptation.go, events.go, options.go,  the public API
-//	config.go, errors.go
-//	adaptation_*   Start's and Stop's steps
-//	join_*         a connection until its plugin has joined
-//	sync_*         the snapshot and catch-up
-//	event_*        relaying one runtime event (event_policy.go: the tables)
-//	call_*         one call to one plugin
-//	conn_*         a plugin's connection and the runtime service it calls
-//	plugin*        plugins and their kinds
-//	lifecycle*     paying owed pods and nrikit's own listings, for the lifecycle
-//	               store (internal/lifecycle)
-//	compat_*       the reference's shapes and aliases
-//	obs_*          logs, metrics, observers
-//	validate*      validators
-//	wasm*          WASM plugins
-//
-// The pieces that use nothing else here are internal packages:
-// internal/accept, internal/admission, internal/ratelog, internal/syncx, and
-// internal/wasmhost's SharedCache.
+// docs/internals.md draws the components and the path of one event). This
+// package is the front door: the public API, its types and options, and the
+// wiring of the components under internal/ (wiring.go). The plugins, their
+// joining and the relay of each event are internal/relay's; each file here
+// says in its first line what it holds.

@@ -63,10 +63,10 @@ type options struct {
 	pluginOutput     PluginOutput
 	containerRecords int                       // containers whose record is kept; 0: none
 	statusSocket     string                    // the status endpoint's path; "": off
-	pluginSettings   map[string]PluginSettings // by "NN-name" or "name" (plugin_settings.go)
-	eventBudget      time.Duration             // 0: none (event_deadline.go)
+	pluginSettings   map[string]PluginSettings // by "NN-name" or "name"
+	eventBudget      time.Duration             // 0: none
 	deadlineReserve  time.Duration
-	budgetCheck      BudgetCheck // join_budget.go
+	budgetCheck      BudgetCheck
 }
 
 func defaultOptions() options {

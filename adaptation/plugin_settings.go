@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// PluginSettings: the operator's per-plugin settings, and what each plugin's effective values are.
+// PluginSettings: the operator's per-plugin settings, in the relay's form too; FailurePolicy.
 
 package adaptation
 

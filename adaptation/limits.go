@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Admission's public side: the bounds on connections registering at once, and ErrSyncBackoff.
+// The bounds on what plugins can make the runtime hold: connections registering at once, calls
+// pending, updates in one call and handed to UpdateFn at once.
 
 package adaptation
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Admission by budget's public side (BudgetCheck), and its wiring to internal/admission's Budget.
+// The event budget and the deadline reserve (WithEventBudget, WithDeadlineReserve), and what a
+// plugin meets that would push an event over the budget (BudgetCheck).
 
 package adaptation
 
