@@ -77,12 +77,11 @@ type SyncCB func(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Contai
 type UpdateFn func(ctx context.Context, updates []*api.ContainerUpdate) ([]*api.ContainerUpdate, error)
 
 // Adaptation is the runtime side of NRI. Create it with New.
-//
-// It is a front door over nrikit's components: the plugins, their
-// registry and the relay of each event are internal/relay's; the records of
-// who changed which container internal/records'; the handshakes in
-// progress and the recent changes internal/status'.
 type Adaptation struct {
+	// A front door over nrikit's components: the plugins, their registry
+	// and the relay of each event are internal/relay's; the records of who
+	// changed which container internal/records'; the handshakes in progress
+	// and the recent changes internal/status'.
 	runtimeName    string
 	runtimeVersion string
 	opts           options

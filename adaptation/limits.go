@@ -10,7 +10,6 @@ import (
 
 	"github.com/nrikit/nrikit/internal/admission"
 	"github.com/nrikit/nrikit/internal/pluginconn"
-	"github.com/nrikit/nrikit/internal/relay"
 )
 
 // Bounds on external connections in their handshake (until the plugin has
@@ -52,7 +51,7 @@ var registeringBounds = admission.Bounds{
 // service: ttrpc starts a goroutine for every request it reads, so this caps
 // the goroutines and memory one plugin can make the runtime hold, whatever
 // rate it sends at.
-const MaxPendingPluginCalls = pluginconn.MaxPendingPluginCalls
+const MaxPendingPluginCalls = 8
 
 // MaxUnsolicitedUpdates is how many updates one UpdateContainers call may
 // carry. Decoded, a minimal update (an ID and CPU shares, 20 bytes on the
@@ -60,7 +59,7 @@ const MaxPendingPluginCalls = pluginconn.MaxPendingPluginCalls
 // them would take 67 MB, eight waiting calls of one plugin 540 MB, and
 // each would hand UpdateFn 200,000 updates under the runtime's lock. A node
 // runs far fewer containers than this.
-const MaxUnsolicitedUpdates = pluginconn.MaxUnsolicitedUpdates
+const MaxUnsolicitedUpdates = 4096
 
 // ErrTooManyUpdates refuses an UpdateContainers call with more than
 // MaxUnsolicitedUpdates updates, before it is decoded.
@@ -70,4 +69,4 @@ var ErrTooManyUpdates = pluginconn.ErrTooManyUpdates
 // the runtime's UpdateFn handles at once. Others wait (at most
 // MaxPendingPluginCalls in all) and are never handed over once the plugin is
 // gone or the call's context ends, even if UpdateFn ignores its context.
-const MaxPluginUpdatesInFlight = relay.MaxPluginUpdatesInFlight
+const MaxPluginUpdatesInFlight = 2
