@@ -8,25 +8,7 @@ import (
 	"time"
 
 	"github.com/nrikit/nrikit/internal/nri"
-	"github.com/nrikit/nrikit/internal/status"
 )
-
-// The public bounds keep their literal values here, and are the ones the
-// component keeps.
-func TestStatusBoundsAreTheComponents(t *testing.T) {
-	for _, c := range []struct {
-		name           string
-		public, status int
-	}{
-		{"MaxRecentChanges", MaxRecentChanges, status.MaxRecentChanges},
-		{"MaxRecentRefused", MaxRecentRefused, status.MaxRecentRefused},
-		{"MaxStatusClients", MaxStatusClients, status.MaxClients},
-	} {
-		if c.public != c.status {
-			t.Errorf("%s is %d, internal/status keeps %d", c.name, c.public, c.status)
-		}
-	}
-}
 
 // A change the relay reports reads, for the runtime's callback and Status,
 // field for field as the relay told it.

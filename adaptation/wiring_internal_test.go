@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/launch"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/pluginconn"
+	"github.com/nrikit/nrikit/internal/records"
 	"github.com/nrikit/nrikit/internal/relay"
+	"github.com/nrikit/nrikit/internal/status"
 )
 
 func TestPublicConstantsAreTheComponents(t *testing.T) {
@@ -35,6 +39,21 @@ func TestPublicConstantsAreTheComponents(t *testing.T) {
 		{"ReasonReplaced", ReasonReplaced, nri.ReasonReplaced},
 		{"ReasonRestarted", ReasonRestarted, nri.ReasonRestarted},
 		{"DeprecatedStateChange", DeprecatedStateChange.String(), relay.DeprecatedStateChange},
+		{"MaxRecentChanges", MaxRecentChanges, status.MaxRecentChanges},
+		{"MaxRecentRefused", MaxRecentRefused, status.MaxRecentRefused},
+		{"MaxStatusClients", MaxStatusClients, status.MaxClients},
+		{"UpdateByReply", UpdateByReply, records.ByReply},
+		{"UpdateByCreation", UpdateByCreation, records.ByCreation},
+		{"UpdateByPlugin", UpdateByPlugin, records.ByPlugin},
+		{"UpdateByStop", UpdateByStop, records.ByStop},
+		{"BudgetWarn", BudgetWarn, admission.BudgetWarn},
+		{"BudgetRefuse", BudgetRefuse, admission.BudgetRefuse},
+		{"BudgetOff", BudgetOff, admission.BudgetOff},
+		{"PluginOutputLog", int(PluginOutputLog), int(launch.OutputLog)},
+		{"PluginOutputKeep", int(PluginOutputKeep), int(launch.OutputKeep)},
+		{"PluginOutputDiscard", int(PluginOutputDiscard), int(launch.OutputDiscard)},
+		{"OutputLogBurst", OutputLogBurst, launch.LogBurst},
+		{"OutputLogWindow", OutputLogWindow, launch.LogWindow},
 	} {
 		if fmt.Sprint(c.public) != fmt.Sprint(c.theirs) {
 			t.Errorf("%s is %v, the component's %v", c.name, c.public, c.theirs)
