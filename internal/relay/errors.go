@@ -25,7 +25,7 @@ var errCallerDeadline = errors.New("the caller's deadline passed")
 // failures that fail an event come as Config.PluginError makes them,
 // naming the plugin and the event.
 var (
-	// ErrAlreadyStarted: Start on a started Adaptation.
+	// ErrAlreadyStarted: Start on a started relay.
 	ErrAlreadyStarted = errors.New("nrikit: adaptation already started")
 	// ErrStartInterrupted: Stop was called while Start was still starting
 	// plugins; nothing is left running.

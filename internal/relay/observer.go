@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// WithPluginCallObserver: every call to a plugin, as the wire sees it.
+// Observing every call to a plugin, as the wire sees it (Config.Observe).
 
 package relay
 

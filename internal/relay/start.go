@@ -36,7 +36,7 @@ func (r *Relay) Start(ctx context.Context) error {
 }
 
 // beginStart marks the relay started and counts the start phase in
-// a.wg, so that a Stop called meanwhile (Start holds no lock while plugins
+// r.wg, so that a Stop called meanwhile (Start holds no lock while plugins
 // join, which takes up to their registration timeouts) cancels it and waits
 // for it like any handshake. It starts the listings that bound the
 // lifecycle records (sweepWhenOvergrown), which Stop waits for alike.

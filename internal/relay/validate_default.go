@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// WithDefaultValidator: the reference's default validator, built in.
+// Running the default validator (Config.DefaultValidator) on a creation, beside the validator plugins.
 
 package relay
 
