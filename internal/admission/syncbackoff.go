@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// A plugin synchronizes while events wait (adaptation's synchronizeAndJoin),
+// A plugin synchronizes while events wait (internal/relay's synchronizeAndJoin),
 // so one that lets its Synchronize time out holds every event back for the
 // sync timeout; reconnecting in a loop, it would do so again and again. After
 // such a timeout, that index and name may not register again for a while,

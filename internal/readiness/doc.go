@@ -14,7 +14,7 @@
 //
 // A [Tracker] needs:
 //   - the active plugins and their admission, through [Plugins], which the
-//     adaptation implements over its registry;
+//     relay (internal/relay) implements over its registry;
 //   - the core's notices of what happens to plugins: [Tracker.Joined],
 //     [Tracker.Left], [Tracker.Failed], [Tracker.Synchronizing],
 //     [Tracker.Restarting], and [Tracker.Starting] and [Tracker.Stopping]

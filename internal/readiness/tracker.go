@@ -103,7 +103,7 @@ func (r *Tracker) Restarting(id string) (done func()) {
 	}
 }
 
-// Starting: the adaptation starts; pods may wait from now on.
+// Starting: the relay starts; pods may wait from now on.
 func (r *Tracker) Starting() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -111,7 +111,7 @@ func (r *Tracker) Starting() {
 	r.changedLocked()
 }
 
-// Stopping: the adaptation stops; it ends every wait.
+// Stopping: the relay stops; it ends every wait.
 func (r *Tracker) Stopping() {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -14,8 +14,8 @@
 //
 // What it needs: internal/merge's owner tables (ContainerOwners, and
 // UpdateOwners to name the fields of an unsolicited update) and api's
-// containers and fields; it calls no other component. The event path of
-// package adaptation records each creation (Created, with the approving
+// containers and fields; it calls no other component. The relay's event
+// path (internal/relay) records each creation (Created, with the approving
 // validators' IDs through a func, so that no slice is built for it), the
 // updates that replies merged (UpdatesMerged), plugins' unsolicited
 // updates (Unsolicited) and removals (Removed); ContainerRecord and Status
