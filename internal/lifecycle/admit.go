@@ -12,10 +12,16 @@ func (l *Store[P]) Admit(p P, ev api.Event, req any) bool {
 	podID := PodID(req)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if podID == "" || l.removed.has(podID) {
-		return podID == ""
+	if podID == "" {
+		return l.unnamedInScope(p, req)
+	}
+	if l.removed.has(podID) {
+		return false
 	}
 	pod := l.lookup(l.pods, podID, "", true)
+	if !l.inScope(pod, p, podOf(req)) {
+		return false // it never hears of the pod, nor of its containers
+	}
 	if !ev.IsContainerEvent() {
 		return step(pod, p, ev)
 	}

@@ -7,8 +7,9 @@
 // life as the plugin saw it. Its [Store] owns the per-object records of
 // that contract, the tombstones of removed objects, the records the
 // runtime's lists showed gone, the pods owed to plugins whose snapshot left
-// them out, and the clock that reconciles a joining plugin's snapshot with
-// the events relayed while the runtime listed its state. Its memory is
+// them out, the clock that reconciles a joining plugin's snapshot with
+// the events relayed while the runtime listed its state, and, for plugins
+// given a scope of pods ([Scopes]), whether each pod is in it. Its memory is
 // bounded by what the runtime has: removed objects leave a fixed number of
 // tombstones, and when the records outgrow the last listing the store asks
 // for a new one ([Store.Overgrown]).

@@ -16,6 +16,11 @@ const (
 	// seenOwed: its snapshot left out a pod whose creation it never heard;
 	// it hears the pod's RunPodSandbox before any later event for it (owed.go).
 	seenOwed
+	// seenInScope and seenOutOfScope: the pod's scope was decided for a
+	// plugin with a filter (scope.go); out of scope, it hears nothing of
+	// the pod or its containers.
+	seenInScope
+	seenOutOfScope
 )
 
 // record is what the store knows of one pod or container, and what each
@@ -50,12 +55,13 @@ func (l *Store[P]) present(r *record[P]) {
 	}
 }
 
-// state is what p was told of r; an assumed record p has no view of is
-// known to p from its snapshot.
+// state is what p was told of r; an assumed record p has no view of (or
+// only the decision that it is in p's scope) is known to p from its
+// snapshot.
 func (r *record[P]) state(p P) seen {
 	s, ok := r.plugins.get(p)
-	if !ok && r.assumed {
-		return seenCreated
+	if r.assumed && (!ok || s == seenInScope) {
+		return s | seenCreated
 	}
 	return s
 }

@@ -29,3 +29,11 @@ func ContainerID(req any) string {
 	}
 	return ""
 }
+
+// podOf is the pod a request carries, nil if none.
+func podOf(req any) *api.PodSandbox {
+	if r, ok := req.(podRequest); ok {
+		return r.GetPod()
+	}
+	return nil
+}

@@ -39,6 +39,10 @@ type Store[P comparable] struct {
 	// (owed.go).
 	owing  atomic.Int64
 	paying sync.Mutex
+
+	// scopes decides which pods a plugin with a filter takes; nil: every
+	// plugin takes every pod (scope.go).
+	scopes Scopes[P]
 }
 
 // New returns an empty store for plugins identified by P.

@@ -66,10 +66,11 @@ func inCreationOrder[P comparable, T any](records []*record[P], pick func(*recor
 }
 
 // Synced marks what p's snapshot announced (pods and ctrs, as
-// [Store.Reconcile] returned them), and returns what p still has to be
-// told: the pods it missed, in creation order, then the stops since the
-// clock since, in the order they happened. A pod the snapshot left out that
-// the runtime's lists missed is owed to p instead ([Store.PayOwed]).
+// [Store.Reconcile] returned them, and [Store.InScope] for a plugin with a
+// scope), and returns what p still has to be told: the pods of its scope
+// it missed, in creation order, then the stops since the clock since, in
+// the order they happened. A pod the snapshot left out that the runtime's
+// lists missed is owed to p instead ([Store.PayOwed]).
 func (l *Store[P]) Synced(p P, pods []*api.PodSandbox, ctrs []*api.Container, since uint64) []Missed {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -88,7 +89,7 @@ func (l *Store[P]) Synced(p P, pods []*api.PodSandbox, ctrs []*api.Container, si
 	}
 	var missed []*record[P]
 	for _, r := range l.pods {
-		if !r.ran || r.state(p)&seenCreated != 0 {
+		if !r.ran || r.state(p)&seenCreated != 0 || !l.inScope(r, p, nil) {
 			continue
 		}
 		if r.missed != 0 {
