@@ -48,7 +48,7 @@ type Config struct {
 	// adjustment sets, in bytes.
 	MemoryLimit int64 `json:"memory_limit,omitempty"`
 	// CreateUpdates are updates of other containers returned with every
-	// CreateContainer reply.
+	// CreateContainer reply (one of the container being created is left out).
 	CreateUpdates []Update `json:"create_updates,omitempty"`
 	// StopUpdates are updates of other containers returned with every
 	// StopContainer reply.
@@ -97,6 +97,17 @@ type Config struct {
 	// Synchronize or Shutdown) that has no Behaviour.Delay of its own, as a
 	// Go duration ("150ms").
 	Delay string `json:"delay,omitempty"`
+
+	// Reject makes ValidateContainerAdjustment reject every container with
+	// this reason.
+	Reject string `json:"reject,omitempty"`
+	// LogAnnotations makes a CreateContainer record carry the container's
+	// annotations as the plugin received them.
+	LogAnnotations bool `json:"log_annotations,omitempty"`
+	// Reconnect makes an external plugin dial the socket again, up to this
+	// many times, when the runtime closes its connection without a
+	// Shutdown (it was dropped): as a plugin that reconnects does.
+	Reconnect int `json:"reconnect,omitempty"`
 }
 
 // FailurePolicy is the plugin's own failure policy.

@@ -164,6 +164,9 @@ func (h *Handler) event(ctx context.Context, e api.Event, via string, pod *api.P
 		rec.PodState = pod.GetState().String()
 	case api.Event_CREATE_CONTAINER:
 		h.known.add(ctr.GetId())
+		if h.cfg.LogAnnotations {
+			rec.Annotations = ctr.GetAnnotations()
+		}
 	case api.Event_REMOVE_CONTAINER:
 		h.known.remove(ctr.GetId())
 	}
@@ -249,7 +252,7 @@ func (h *Handler) CreateContainer(ctx context.Context, req *api.CreateContainerR
 	if err := h.event(ctx, api.Event_CREATE_CONTAINER, "", req.GetPod(), req.GetContainer()); err != nil {
 		return nil, err
 	}
-	updates := h.invalidUpdates(InvalidUpdate, containerUpdates(h.cfg.CreateUpdates))
+	updates := h.invalidUpdates(InvalidUpdate, othersUpdates(h.cfg.CreateUpdates, req.GetContainer().GetId()))
 	if len(h.cfg.Annotations) == 0 && len(h.cfg.Env) == 0 && h.cfg.MemoryLimit == 0 && !h.invalidAs(InvalidAnnotationKey) {
 		return &api.CreateContainerResponse{Update: updates}, nil
 	}
@@ -309,6 +312,9 @@ func (h *Handler) ValidateContainerAdjustment(ctx context.Context, req *api.Vali
 	}
 	if h.invalidAs(InvalidRejection) {
 		return &api.ValidateContainerAdjustmentResponse{Reject: true, Reason: InvalidString}, nil
+	}
+	if h.cfg.Reject != "" {
+		return &api.ValidateContainerAdjustmentResponse{Reject: true, Reason: h.cfg.Reject}, nil
 	}
 	return &api.ValidateContainerAdjustmentResponse{}, nil
 }

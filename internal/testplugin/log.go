@@ -38,7 +38,10 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Outcome is the result of an UpdateLoop call (OutcomeOK, ...).
 	Outcome string `json:"outcome,omitempty"`
-	PID     int    `json:"pid"`
+	// Annotations are a created container's, as received, with
+	// Config.LogAnnotations.
+	Annotations map[string]string `json:"annotations,omitempty"`
+	PID         int               `json:"pid"`
 }
 
 // ID is the plugin's "<idx>-<name>".

@@ -77,11 +77,20 @@ func Main(args []string) int {
 	// The runtime stops plugins with SIGTERM: that is a clean end too.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := Run(ctx, trunk, cfg); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", ChildArg, err)
-		return 1
+	for attempt := 0; ; attempt++ {
+		shutdown, err := run(ctx, trunk, cfg)
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", ChildArg, err)
+			return 1
+		}
+		if shutdown || ctx.Err() != nil || attempt >= cfg.Reconnect || os.Getenv(EnvPluginSocket) != "" {
+			return 0
+		}
+		if trunk, err = connect(cfg); err != nil { // dropped: it reconnects
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
-	return 0
 }
 
 // connect returns the trunk: the inherited socket of a launched plugin, or a

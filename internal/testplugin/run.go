@@ -54,12 +54,18 @@ type Plugin struct {
 // Run is the plugin side of one connection: Start, then Wait. It returns nil
 // when the runtime closes the connection or after a Shutdown call.
 func Run(ctx context.Context, trunk net.Conn, cfg Config) error {
+	_, err := run(ctx, trunk, cfg)
+	return err
+}
+
+// run is Run, and tells whether the runtime asked the plugin to shut down.
+func run(ctx context.Context, trunk net.Conn, cfg Config) (shutdown bool, err error) {
 	p, err := Start(ctx, trunk, cfg)
 	if errors.Is(err, ErrDisconnected) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if cfg.Flood != nil {
 		go p.flood(ctx, cfg.Flood)
@@ -67,7 +73,8 @@ func Run(ctx context.Context, trunk net.Conn, cfg Config) error {
 	if cfg.UpdateLoop != nil {
 		go p.updateLoop(ctx, cfg.UpdateLoop)
 	}
-	return p.Wait(ctx)
+	err = p.Wait(ctx)
+	return syncx.Closed(p.h.ShutdownRequested()), err
 }
 
 // Start connects a plugin over trunk, which it then owns: it serves the Plugin

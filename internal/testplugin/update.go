@@ -31,3 +31,15 @@ func containerUpdates(updates []Update) []*api.ContainerUpdate {
 	}
 	return out
 }
+
+// othersUpdates is containerUpdates without those of container id: a
+// CreateContainer reply updates other containers, never the one it creates.
+func othersUpdates(updates []Update, id string) []*api.ContainerUpdate {
+	var out []*api.ContainerUpdate
+	for _, u := range updates {
+		if u.ContainerID != id {
+			out = append(out, u.ContainerUpdate())
+		}
+	}
+	return out
+}
