@@ -40,6 +40,11 @@ type DefaultValidatorConfig struct {
 	// its required plugins. A value that does not parse fails the creation.
 	// Empty: nothing tolerates missing plugins.
 	TolerateMissingAnnotation string `json:"tolerate_missing_plugins_annotation,omitempty" toml:"tolerate_missing_plugins_annotation" yaml:"tolerateMissingPluginsAnnotation"`
+	// DryRun runs the rules without enforcing them: a creation they would
+	// reject proceeds, and the runtime's wiring (adaptation) logs a "would
+	// reject" warning, at most one a minute, and counts it. An addition
+	// of nrikit's; the reference has no such key.
+	DryRun bool `json:"dry_run,omitempty" toml:"dry_run" yaml:"dryRun"`
 }
 
 // clone copies c, so that the caller's later changes do not reach a running

@@ -36,6 +36,11 @@ func NewDefaultValidator(cfg *DefaultValidatorConfig) *DefaultValidator {
 	return v
 }
 
+// DryRun tells whether the configuration runs the rules dry
+// (DefaultValidatorConfig.DryRun). ValidateContainerAdjustment still
+// returns what it would reject; not enforcing it is its caller's part.
+func (v *DefaultValidator) DryRun() bool { return v.cfg.DryRun }
+
 // ValidateContainerAdjustment checks every rule and returns an error wrapping
 // ErrValidation that names, for each violated rule, its config key and the
 // plugins at fault, or the required plugins that did not handle the

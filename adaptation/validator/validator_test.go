@@ -259,11 +259,12 @@ func TestNewDefaultValidator(t *testing.T) {
 }
 
 // TestConfigKeys: the toml and json keys are the reference's, so that an
-// operator's default_validator table keeps its meaning.
+// operator's default_validator table keeps its meaning; dry_run, nrikit's
+// addition, comes after them.
 func TestConfigKeys(t *testing.T) {
 	want := []string{"enable", "reject_oci_hook_adjustment", "reject_runtime_default_seccomp_adjustment",
 		"reject_unconfined_seccomp_adjustment", "reject_custom_seccomp_adjustment", "reject_namespace_adjustment",
-		"reject_sysctl_adjustment", "required_plugins", "tolerate_missing_plugins_annotation"}
+		"reject_sysctl_adjustment", "required_plugins", "tolerate_missing_plugins_annotation", "dry_run"}
 	typ := reflect.TypeOf(validator.DefaultValidatorConfig{})
 	if typ.NumField() != len(want) {
 		t.Fatalf("%d fields, want %d", typ.NumField(), len(want))

@@ -199,3 +199,32 @@ func TestStoreOff(t *testing.T) {
 		}
 	}
 }
+
+// A dry-run verdict joins the record of the creation it judged, in the
+// order they came, up to a bound; one of a container not recorded is
+// dropped, and a new record of the same ID starts with none.
+func TestStoreKeepsDryRunVerdicts(t *testing.T) {
+	r := New(2)
+	create(r, "c1")
+	r.DryRun("c1", Verdict{Validator: "50-policy", Rejected: true, Reason: "no"})
+	r.DryRun("c1", Verdict{Validator: DefaultValidator})
+	r.DryRun("c9", Verdict{Validator: "50-policy"})
+	rec, _ := r.Get("c1")
+	want := []Verdict{{Validator: "50-policy", Rejected: true, Reason: "no"}, {Validator: DefaultValidator}}
+	if !slices.Equal(rec.Validation.DryRun, want) {
+		t.Errorf("verdicts %+v, want %+v", rec.Validation.DryRun, want)
+	}
+	if _, ok := r.Get("c9"); ok {
+		t.Error("a verdict recorded a container never created")
+	}
+	for i := range 2 * maxDryRunVerdicts {
+		r.DryRun("c1", Verdict{Validator: fmt.Sprint(i)})
+	}
+	if rec, _ := r.Get("c1"); len(rec.Validation.DryRun) != maxDryRunVerdicts {
+		t.Errorf("%d verdicts kept, want the first %d", len(rec.Validation.DryRun), maxDryRunVerdicts)
+	}
+	create(r, "c1")
+	if rec, _ := r.Get("c1"); rec.Validation.DryRun != nil {
+		t.Errorf("the new record of c1 has the old one's verdicts %+v", rec.Validation.DryRun)
+	}
+}

@@ -53,6 +53,9 @@ type Validation struct {
 	// Validators are the IDs of the validator plugins that approved it, in
 	// dispatch order. Never nil.
 	Validators []string
+	// DryRun are the verdicts of the validators run dry, as they came; nil
+	// if none.
+	DryRun []Verdict
 }
 
 // Source says what made an Update; its values are the event names the
@@ -113,6 +116,7 @@ type recordSlot struct {
 	validators       []string
 	defaultValidator bool
 	updates          []Update
+	dryRun           []Verdict
 }
 
 // New returns a Store that keeps the records of the newest n live
@@ -309,7 +313,7 @@ func (r *Store) Get(id string) (Record, bool) {
 	rec := Record{
 		ID: s.id, Name: s.name, PodID: s.pod, Created: s.created,
 		Fields:     ownedFields(s.owners),
-		Validation: Validation{DefaultValidator: s.defaultValidator, Validators: append([]string{}, s.validators...)},
+		Validation: Validation{DefaultValidator: s.defaultValidator, Validators: append([]string{}, s.validators...), DryRun: slices.Clone(s.dryRun)},
 		Updates:    slices.Clone(s.updates),
 	}
 	if rec.Updates == nil {
