@@ -324,3 +324,23 @@ func TestAwaitHintsOnceAtASynchronizationThatDoesNotEnd(t *testing.T) {
 		t.Errorf("the hint was logged %d times, want once", hints)
 	}
 }
+
+// A pod outside a required plugin's scope does not wait for it; a pod in
+// its scope still does.
+func TestAwaitPassesAPodOutsideTheRequiredPluginsScope(t *testing.T) {
+	f := newFixture(t, 100*time.Millisecond, requiring(gateName, "other"))
+	f.plugins.mu.Lock()
+	f.plugins.scope = func(name string, pod *api.PodSandbox) bool { return name != gateName || pod.GetNamespace() == "gpu" }
+	f.plugins.mu.Unlock()
+	f.Starting()
+	f.join("20-other")
+	if err := f.Await(context.Background(), testPod("p")); err != nil {
+		t.Errorf("Await of a pod outside %s's scope: %v", gateName, err)
+	}
+	inScope := testPod("q")
+	inScope.Namespace = "gpu"
+	err := f.Await(context.Background(), inScope)
+	if !errors.Is(err, ErrPluginsNotReady) || !strings.Contains(err.Error(), `"`+gateName+`" never connected`) {
+		t.Errorf("Await of a pod in %s's scope: %v, want it waited for in vain", gateName, err)
+	}
+}

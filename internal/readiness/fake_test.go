@@ -37,6 +37,9 @@ type fakePlugins struct {
 	ids       []string          // sorted, so that ActiveAs is deterministic
 	backoff   map[string]time.Time
 	worstCase time.Duration
+	// scope, when set, is the scope of every plugin: a pod outside it
+	// does not require them.
+	scope func(name string, pod *api.PodSandbox) bool
 }
 
 func newFakePlugins() *fakePlugins {
@@ -89,6 +92,12 @@ func (f *fakePlugins) BackoffUntil(id string) time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.backoff[id]
+}
+
+func (f *fakePlugins) OutOfScope(name string, pod *api.PodSandbox) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.scope != nil && !f.scope(name, pod)
 }
 
 func (f *fakePlugins) RunPodSandboxWorstCase() time.Duration {

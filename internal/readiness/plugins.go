@@ -7,6 +7,8 @@ package readiness
 import (
 	"strings"
 	"time"
+
+	"github.com/nrikit/nrikit/api"
 )
 
 // Plugins is what the gate asks of the active plugins and of their
@@ -23,6 +25,10 @@ type Plugins interface {
 	// take with the active plugins: the sum of the request timeouts of
 	// those that take it.
 	RunPodSandboxWorstCase() time.Duration
+	// OutOfScope tells whether pod is outside the scope of pods the
+	// operator gave the plugin a required name matches (its filter): the
+	// plugin never hears of such a pod, so the pod does not require it.
+	OutOfScope(name string, pod *api.PodSandbox) bool
 }
 
 // Plugin is an active plugin, as the gate sees it.

@@ -29,5 +29,22 @@ func (r *Tracker) requirementOf(pod *api.PodSandbox) ([]string, error) {
 	if req.Tolerated {
 		return nil, nil
 	}
-	return req.Plugins, nil
+	return r.inScopeOf(pod, req.Plugins), nil
+}
+
+// inScopeOf leaves out of required the plugins whose scope leaves pod out;
+// it allocates only when it leaves one out.
+func (r *Tracker) inScopeOf(pod *api.PodSandbox, required []string) []string {
+	for i, name := range required {
+		if r.plugins.OutOfScope(name, pod) {
+			kept := slices.Clone(required[:i])
+			for _, other := range required[i+1:] {
+				if !r.plugins.OutOfScope(other, pod) {
+					kept = append(kept, other)
+				}
+			}
+			return kept
+		}
+	}
+	return required
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/filter"
 	"github.com/nrikit/nrikit/internal/launch"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/readiness"
@@ -64,6 +65,9 @@ type Config struct {
 	Registering      admission.Bounds
 	DefaultValidator *validator.DefaultValidator // nil: off
 	Readiness        readiness.Config
+	// ObserverQueue bounds the events queued for each observer (and each
+	// validator run dry); 0: DefaultObserverQueue.
+	ObserverQueue int
 
 	Log *logrus.Entry
 	// LogFromContext, when the runtime gave one, makes the entry of a line
@@ -91,12 +95,20 @@ type Config struct {
 type Settings struct {
 	RequestTimeout time.Duration
 	FailurePolicy  *nri.FailurePolicy
+	// Observe makes the plugin an observer (delivery = "observe"), DryRun
+	// runs its validations dry (validation = "dry-run"), and Filter is its
+	// scope of pods (nil: every pod); see rollout.go.
+	Observe, DryRun bool
+	Filter          *filter.Selector
 }
 
 // Builtin is an in-process plugin the runtime links in.
 type Builtin struct {
 	Index, Name, Config string
 	Handler             api.PluginService
+	// Filter is its scope of pods unless the operator's settings give one;
+	// nil: every pod.
+	Filter *filter.Selector
 }
 
 // WASMConfig configures the WASM plugins of the plugin path.

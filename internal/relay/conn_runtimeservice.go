@@ -70,6 +70,9 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	if p == nil {
 		return nil, errors.New("nrikit: UpdateContainers before registration completed")
 	}
+	if err := refuseObserverUpdates(p, len(req.GetUpdate())); err != nil {
+		return nil, err
+	}
 	// Updates that name no container never reach the runtime; the plugin
 	// hears they failed. Those without resources have nothing to do.
 	updates := make([]*api.ContainerUpdate, 0, len(req.GetUpdate()))
@@ -86,6 +89,7 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	if len(unnamed) > 0 {
 		p.log.WithField("count", len(unnamed)).Debug("nrikit: unsolicited updates that name no container reported failed")
 	}
+	updates, unnamed = s.relay.scopedUnsolicited(p, updates, unnamed)
 	if err := checkUnsolicited(p, updates); err != nil {
 		return nil, err
 	}

@@ -35,6 +35,13 @@ type creation struct {
 	// their request is then this encoding followed by the merged result's,
 	// and the container need not be copied or encoded again.
 	pristine []byte
+
+	// dryRun are the validators run dry, listed as it begins; dryRunReq
+	// their request, encoded by the validate stage; defaultVerdict the
+	// default validator's rejection when it runs dry (dryrun.go).
+	dryRun         []*plugin
+	dryRunReq      []byte
+	defaultVerdict string
 }
 
 // admitCreation is the creation's first stage: it takes the event barrier
@@ -54,7 +61,7 @@ func (r *Relay) admitCreation(ctx context.Context, req *api.CreateContainerReque
 		return creation{}, err
 	}
 	validators := r.validators()
-	return creation{r: r, req: req, release: release, dl: dl.withValidators(validators), validators: validators}, nil
+	return creation{r: r, req: req, release: release, dl: dl.withValidators(validators), validators: validators, dryRun: r.dryRunValidators()}, nil
 }
 
 // encode prepares the request as the plugins get it, shaped as the
@@ -65,7 +72,7 @@ func (c *creation) encode() {
 	shapeContainerLikeReference(c.req.GetContainer())
 	c.out = outgoing[*api.CreateContainerRequest]{req: c.req}
 	switch {
-	case c.validators == nil && c.r.cfg.DefaultValidator == nil:
+	case c.validators == nil && c.dryRun == nil && c.r.cfg.DefaultValidator == nil:
 		c.result = merge.NewUnvalidatedCreate(c.req)
 	case c.r.cfg.DefaultValidator == nil && allEncoded(c.validators):
 		c.result, c.handled = merge.NewUnvalidatedCreate(c.req), consulted{}
@@ -90,7 +97,7 @@ func (c *creation) mergeReply(p *plugin, rsp *api.CreateContainerResponse) error
 	c.out.changed()
 	c.handled.add(p)
 	c.r.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
-	return mergeError(c.result.Apply(p.id, rsp))
+	return mergeError(c.result.Apply(p.id, c.r.scopedCreateReply(p, rsp)))
 }
 
 // merged is the merged response, shaped as the reference shapes it, after
@@ -129,10 +136,16 @@ func (c *creation) record(ctx context.Context, merged *api.CreateContainerRespon
 	}
 	r.logDiscarded(ctx, api.Event_CREATE_CONTAINER, c.result.Discarded())
 	if r.cfg.Records.On() {
-		r.cfg.Records.Created(ctr, c.result.OwnersOf(ctr.GetId()), r.cfg.DefaultValidator != nil,
+		r.cfg.Records.Created(ctr, c.result.OwnersOf(ctr.GetId()), r.cfg.DefaultValidator != nil && c.defaultVerdict == "",
 			len(consulted), func(i int) string { return consulted[i].id })
 		r.cfg.Records.UpdatesMerged(records.ByCreation, c.result.Updated(), c.result.OwnersOf)
+		c.recordDefaultVerdict()
 	}
+	// The observers get the request as the plugins left it: the container
+	// with every adjustment applied (observe_events.go); then the
+	// validators run dry, an observer's after its CreateContainer.
+	toObservers(r, api.Event_CREATE_CONTAINER, c.req, api.PluginService.CreateContainer)
+	c.queueDryRuns()
 	return merged, nil
 }
 

@@ -44,6 +44,9 @@ func fanOutWithin[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out
 	if err := r.checkRequest(ctx, ev, policyOf(ev), out.req); err != nil {
 		return err
 	}
+	if !policyOf(ev).class.canFail() {
+		toObservers(r, ev, out.req, rpc) // at the event's start (observe_events.go)
+	}
 	return callEach(ctx, r, ev, out, rpc, collect, dl, g)
 }
 
@@ -225,6 +228,20 @@ func policyMessage(what string, f failure, keep, fails, keptByPolicy bool) strin
 // during the event phase (empty when its connection broke while idle); ctx
 // is the event's, for the log line.
 func (r *Relay) drop(ctx context.Context, p *plugin, phase string, f failure) {
+	r.dropFor(ctx, p, phase, func() string {
+		reason := "connection lost"
+		if phase != "" {
+			reason = string(f.outcome()) + " during " + phase
+		}
+		if f == failLost {
+			reason += exitNote(p.conn)
+		}
+		return reason
+	})
+}
+
+// dropFor is drop for the reason why says, asked once p is closed.
+func (r *Relay) dropFor(ctx context.Context, p *plugin, phase string, why func() string) {
 	removed := r.registry.remove(p)
 	r.forget(p)
 	// Closing kills a launched plugin that still runs, so that its exit
@@ -234,14 +251,7 @@ func (r *Relay) drop(ctx context.Context, p *plugin, phase string, f failure) {
 		return // another path dropped it, and reports it
 	}
 	r.cfg.Metrics.PluginCount(r.registry.len())
-	reason := "connection lost"
-	if phase != "" {
-		reason = string(f.outcome()) + " during " + phase
-	}
-	if f == failLost {
-		reason += exitNote(p.conn)
-	}
-	reason, log := withPanic(p, p.logCtx(ctx), reason)
+	reason, log := withPanic(p, p.logCtx(ctx), why())
 	log.WithField("reason", reason).Warn("nrikit: plugin dropped")
 	r.reportLeft(p, phase, reason)
 }
@@ -286,7 +296,8 @@ func (r *Relay) setupBarrier(ctx context.Context, ev api.Event) (release func(),
 	return nil, dl, fmt.Errorf("nrikit: %s given up while waiting for a plugin's synchronization: %w", ev.Name(), err)
 }
 
-// takesPart tells whether p takes ev or, for CreateContainer, validates it.
+// takesPart tells whether p takes ev or, for CreateContainer, validates
+// it, and is waited for.
 func takesPart(p *plugin, ev api.Event) bool {
-	return p.subscribed(ev) || ev == api.Event_CREATE_CONTAINER && p.subscribed(api.Event_VALIDATE_CONTAINER_ADJUSTMENT)
+	return p.Takes(ev) || ev == api.Event_CREATE_CONTAINER && p.Takes(api.Event_VALIDATE_CONTAINER_ADJUSTMENT)
 }

@@ -34,6 +34,9 @@ func (r *Relay) RunPodSandbox(ctx context.Context, req *api.RunPodSandboxRequest
 		err = g.Check()
 	}
 	r.lifecycle.PodRan(req.GetPod(), err == nil)
+	if err == nil {
+		toObservers(r, ev, req, api.PluginService.RunPodSandbox) // once it succeeded (observe_events.go)
+	}
 	return err
 }
 
@@ -48,6 +51,7 @@ func (r *Relay) UpdatePodSandbox(ctx context.Context, req *api.UpdatePodSandboxR
 	if err != nil {
 		return nil, err
 	}
+	toObservers(r, api.Event_UPDATE_POD_SANDBOX, req, api.PluginService.UpdatePodSandbox)
 	return &api.UpdatePodSandboxResponse{}, nil
 }
 
@@ -109,7 +113,11 @@ func (r *Relay) StartContainer(ctx context.Context, req *api.StartContainerReque
 		return err
 	}
 	defer release()
-	return fanOutUntil(ctx, r, api.Event_START_CONTAINER, req, api.PluginService.StartContainer, nil, dl)
+	err = fanOutUntil(ctx, r, api.Event_START_CONTAINER, req, api.PluginService.StartContainer, nil, dl)
+	if err == nil {
+		toObservers(r, api.Event_START_CONTAINER, req, api.PluginService.StartContainer)
+	}
+	return err
 }
 
 // PostStartContainer notifies plugins of a started container.
@@ -129,11 +137,13 @@ func (r *Relay) UpdateContainer(ctx context.Context, req *api.UpdateContainerReq
 	result := merge.NewUpdate(req)
 	collect := func(p *plugin, rsp *api.UpdateContainerResponse) error {
 		r.countAdjustments(p, api.Event_UPDATE_CONTAINER, false, rsp.GetUpdate(), rsp.GetEvict())
-		return mergeError(result.Apply(p.id, rsp))
+		return mergeError(result.Apply(p.id, r.scopedUpdateReply(p, rsp)))
 	}
 	if err := fanOutUntil(ctx, r, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect, dl); err != nil {
 		return nil, err
 	}
+	// The resources as the plugins left them (merge.Update wrote them back).
+	toObservers(r, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer)
 	r.logDiscarded(ctx, api.Event_UPDATE_CONTAINER, result.Discarded())
 	r.cfg.Records.UpdatesMerged(records.ByReply, result.Updated(), result.OwnersOf)
 	return result.Response(), nil
@@ -152,7 +162,7 @@ func (r *Relay) StopContainer(ctx context.Context, req *api.StopContainerRequest
 	result := merge.NewStop(req)
 	collect := func(p *plugin, rsp *api.StopContainerResponse) error {
 		r.countAdjustments(p, api.Event_STOP_CONTAINER, false, rsp.GetUpdate(), nil)
-		if err := result.Apply(p.id, rsp); err != nil {
+		if err := result.Apply(p.id, r.scopedStopReply(p, rsp)); err != nil {
 			p.logCtx(ctx).WithError(err).Warn("nrikit: updates from StopContainer dropped")
 		}
 		return nil

@@ -81,6 +81,10 @@ type plugin struct {
 	// arrived is the lifecycle clock when it connected (in-process: when its
 	// handshake began); its sync bridges only what happened since (internal/lifecycle/unlisted.go).
 	arrived uint64
+
+	// rollout is what the operator chose for its rollout: observer, dry
+	// run, scope of pods (rollout.go).
+	rollout rollout
 }
 
 // newPlugin is newPlugin with the runtime's way to log a call's lines.
@@ -121,7 +125,7 @@ func (p *plugin) subscribed(e api.Event) bool { return p.events.Has(e) }
 // ID, Takes and Timeout are what internal/admission asks of a plugin
 // (admission.Plugin).
 func (p *plugin) ID() string             { return p.id }
-func (p *plugin) Takes(e api.Event) bool { return p.subscribed(e) }
+func (p *plugin) Takes(e api.Event) bool { return p.subscribed(e) && p.rollout.waitedFor(e) }
 func (p *plugin) Timeout() time.Duration { return p.timeout }
 
 // inProcess tells whether the plugin runs in the runtime's process, where
@@ -216,6 +220,7 @@ func (p *plugin) abandonCalls() {
 func (p *plugin) close() {
 	p.closeOnce.Do(func() {
 		close(p.closed)
+		p.closeQueue()
 		if p.conn != nil {
 			p.conn.Close()
 		}
@@ -236,6 +241,7 @@ func (p *plugin) shutdown(ctx context.Context, reason string, timeout time.Durat
 	}
 	p.closeOnce.Do(func() {
 		close(p.closed)
+		p.closeQueue()
 		if p.conn == nil {
 			return
 		}

@@ -20,6 +20,7 @@ func (r *Relay) startBuiltins(ctx context.Context) {
 	for _, b := range r.cfg.Builtins {
 		p := r.newPlugin(b.Index, b.Name, nri.Builtin, newInProcess(b.Handler), inProcessConn{})
 		p.config = b.Config
+		p.rollout.filter = b.Filter
 		r.joinFailed(ctx, nri.Builtin, 0, r.handshake(ctx, p))
 	}
 }

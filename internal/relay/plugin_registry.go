@@ -23,12 +23,25 @@ type registry struct {
 	mu     sync.Mutex // serialises the changes
 	list   []*plugin
 	closed bool
-	// published is list as of the last change, for lock-free snapshots.
-	published atomic.Pointer[[]*plugin]
+	// published is list as of the last change, for lock-free snapshots;
+	// dispatch and observing are its plugins the runtime waits for and its
+	// observers (rollout.go), dispatch being list itself when it has no
+	// observer.
+	published, dispatch, observing atomic.Pointer[[]*plugin]
 }
 
-func (r *registry) snapshot() []*plugin {
-	if list := r.published.Load(); list != nil {
+// snapshot is the dispatch list: the plugins the runtime waits for, in
+// order, observers left out.
+func (r *registry) snapshot() []*plugin { return load(&r.dispatch) }
+
+// all is every active plugin, observers included, in order.
+func (r *registry) all() []*plugin { return load(&r.published) }
+
+// observers is the active observers, in order; nil when there is none.
+func (r *registry) observers() []*plugin { return load(&r.observing) }
+
+func load(p *atomic.Pointer[[]*plugin]) []*plugin {
+	if list := p.Load(); list != nil {
 		return *list
 	}
 	return nil
@@ -37,8 +50,17 @@ func (r *registry) snapshot() []*plugin {
 // set replaces the list. Called with mu held.
 func (r *registry) set(list []*plugin) {
 	r.list = list
+	dispatch, observing := list, []*plugin(nil)
+	if slices.ContainsFunc(list, isObserver) {
+		dispatch = slices.DeleteFunc(slices.Clone(list), isObserver)
+		observing = slices.DeleteFunc(slices.Clone(list), func(p *plugin) bool { return !isObserver(p) })
+	}
 	r.published.Store(&list)
+	r.dispatch.Store(&dispatch)
+	r.observing.Store(&observing)
 }
+
+func isObserver(p *plugin) bool { return p.rollout.observer }
 
 // open makes the registry accept plugins again after drain (Start after Stop).
 func (r *registry) open() {
@@ -135,7 +157,7 @@ func (r *registry) drain() []*plugin {
 	return list
 }
 
-func (r *registry) len() int { return len(r.snapshot()) }
+func (r *registry) len() int { return len(r.all()) }
 
 // comparePlugins orders by index, ties broken by name: deterministic.
 func comparePlugins(a, b *plugin) int {

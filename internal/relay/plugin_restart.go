@@ -67,7 +67,7 @@ func (r *Relay) RestartPlugin(ctx context.Context, id string) error {
 
 // active finds an active plugin by id.
 func (r *Relay) active(id string) *plugin {
-	for _, p := range r.registry.snapshot() {
+	for _, p := range r.registry.all() {
 		if p.id == id {
 			return p
 		}

@@ -45,3 +45,13 @@ func tookPartIn(g *readiness.Gate) func(*plugin, *api.RunPodSandboxResponse) err
 		return nil
 	}
 }
+
+// OutOfScope tells whether pod is outside the scope of the plugin a
+// required name matches: the pod then does not require it.
+func (w readinessPlugins) OutOfScope(name string, pod *api.PodSandbox) bool {
+	if !w.r.filters {
+		return false
+	}
+	f := w.r.filterOf(name)
+	return f != nil && !f.Matches(pod)
+}

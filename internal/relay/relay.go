@@ -16,6 +16,7 @@ import (
 	"github.com/nrikit/nrikit/internal/admission"
 	"github.com/nrikit/nrikit/internal/lifecycle"
 	"github.com/nrikit/nrikit/internal/nri"
+	"github.com/nrikit/nrikit/internal/ratelog"
 	"github.com/nrikit/nrikit/internal/readiness"
 	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
@@ -33,6 +34,9 @@ type Relay struct {
 	lifecycle    *lifecycle.Store[*plugin]
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 	readiness    *readiness.Tracker
+	overflows    overflowCounts // observers dropped for their queue's overflow
+	filters      bool           // some plugin has a scope of pods (scope.go)
+	defaultDry   defaultDryRun  // the default validator run dry (dryrun.go)
 
 	// Who may join now (internal/admission).
 	admission   *admission.Admission       // external connections registering
@@ -64,6 +68,10 @@ func New(cfg Config) *Relay {
 	r.budget = admission.NewBudget(s, r.registry.snapshot, comparePlugins)
 	r.deprecations = deprecations{recorder: cfg.Deprecated, log: cfg.Log}
 	r.readiness = readiness.New(cfg.Readiness, readinessPlugins{r})
+	r.defaultDry.log = ratelog.New(1, rolloutLogWindow)
+	if r.filters = cfg.anyFilter(); r.filters {
+		r.lifecycle.SetScopes(pluginScopes{})
+	}
 	return r
 }
 
@@ -99,13 +107,17 @@ type PluginInfo struct {
 	RequestTimeoutFrom, FailurePolicyFrom string
 	// Stats are the instance's call counters.
 	Stats *status.Counters
+	// Rollout is what the operator chose for its rollout, and its counts.
+	Rollout RolloutInfo
 }
 
 // Plugins lists the active plugins in dispatch order.
 func (r *Relay) Plugins() []PluginInfo {
 	var out []PluginInfo
-	for _, p := range r.registry.snapshot() {
-		out = append(out, p.info())
+	for _, p := range r.registry.all() {
+		info := p.info()
+		info.Rollout = r.rolloutInfo(p)
+		out = append(out, info)
 	}
 	return out
 }

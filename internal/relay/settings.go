@@ -33,9 +33,11 @@ func (c *Config) settingsFor(p *plugin) (Settings, bool) {
 // settings or the runtime's default; called at each registration.
 func (r *Relay) applySettings(p *plugin) {
 	p.timeout, p.timeoutFrom = r.cfg.Request, FromDefault
-	if s, ok := r.cfg.settingsFor(p); ok && s.RequestTimeout > 0 {
+	s, ok := r.cfg.settingsFor(p)
+	if ok && s.RequestTimeout > 0 {
 		p.timeout, p.timeoutFrom = s.RequestTimeout, FromOperator
 	}
+	r.applyRollout(p, s)
 }
 
 // effectivePolicy is p's failure policy and where it came from: the

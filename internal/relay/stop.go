@@ -89,6 +89,7 @@ func (r *Relay) shutdownAll(ctx context.Context, plugins []*plugin, reason strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			r.drainQueue(ctx, p)
 			r.forget(p)
 			p.shutdown(ctx, reason, r.cfg.Request)
 			r.reportLeft(p, "", reason)

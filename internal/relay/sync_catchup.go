@@ -23,6 +23,10 @@ func (r *Relay) catchUp(ctx context.Context, p *plugin, pods []*api.PodSandbox, 
 		if !p.subscribed(c.Event) {
 			continue
 		}
+		if p.rollout.observer {
+			r.queueMissed(p, c, true) // after its snapshot, in its queue
+			continue
+		}
 		err := p.invoke(ctx, p.timeout, func(ctx context.Context) error {
 			return sendMissed(ctx, r, p, c)
 		})

@@ -81,6 +81,10 @@ func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*
 	s.called = true
 	s.release = s.a.barrier.EnterExclusive()
 	s.pods, s.ctrs = s.a.lifecycle.Reconcile(pods, ctrs, min(s.p.arrived, s.since))
+	s.pods, s.ctrs = s.a.lifecycle.InScope(s.p, s.pods, s.ctrs)
+	if s.p.rollout.observer {
+		return nil, s.a.queueSnapshot(s.p, s.pods, s.ctrs) // not awaited (observe_join.go)
+	}
 	updates, err := s.a.sendSnapshot(ctx, s.p, s.pods, s.ctrs)
 	return withResources(updates), err
 }

@@ -28,10 +28,13 @@ func (r *Relay) validators() []*plugin { return admission.ValidatorsAmong(r.regi
 func (r *Relay) validate(ctx context.Context, c *creation, merged *api.CreateContainerResponse) ([]*plugin, error) {
 	dl := c.dl
 	plugins := r.registry.snapshot()
+	id := c.req.GetContainer().GetId()
 	validators := slices.DeleteFunc(c.validators, func(p *plugin) bool {
-		return p.gone() || !slices.Contains(plugins, p) // dropped meanwhile, or the runtime stops
+		// Dropped meanwhile, or the runtime stops; or a creation outside
+		// its scope (scope.go), which it never validates.
+		return p.gone() || !slices.Contains(plugins, p) || !r.lifecycle.ContainerInScope(p, id)
 	})
-	if len(validators) == 0 && r.cfg.DefaultValidator == nil {
+	if len(validators) == 0 && r.cfg.DefaultValidator == nil && c.dryRun == nil {
 		return validators, nil
 	}
 	vreq := &api.ValidateContainerAdjustmentRequest{
@@ -44,9 +47,10 @@ func (r *Relay) validate(ctx context.Context, c *creation, merged *api.CreateCon
 	if err != nil {
 		return nil, err
 	}
+	c.keepDryRunRequest(out)
 	// errs[0] is the default validator's verdict, then one per plugin.
 	errs := make([]error, 1+len(validators))
-	errs[0] = r.validateByDefault(ctx, vreq)
+	errs[0] = c.validateByDefault(ctx, vreq)
 	if len(validators) == 0 {
 		return validators, errors.Join(errs...)
 	}

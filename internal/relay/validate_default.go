@@ -18,13 +18,20 @@ func (r defaultRejection) Error() string   { return r.err.Error() }
 func (r defaultRejection) Unwrap() []error { return []error{ErrRejected, r.err} }
 
 // validateByDefault runs the default validator, if configured, on the
-// request the validator plugins get.
-func (r *Relay) validateByDefault(ctx context.Context, req *api.ValidateContainerAdjustmentRequest) error {
+// request the validator plugins get. Run dry, its rejection is kept, not
+// returned (dryrun.go).
+func (c *creation) validateByDefault(ctx context.Context, req *api.ValidateContainerAdjustmentRequest) error {
+	r := c.r
 	v := r.cfg.DefaultValidator
 	if v == nil {
 		return nil
 	}
 	if err := v.ValidateContainerAdjustment(ctx, req); err != nil {
+		err = r.scopeNote(err, req)
+		if v.DryRun() {
+			c.wouldRejectByDefault(ctx, err)
+			return nil
+		}
 		r.logCtx(ctx).WithField("event", api.Event_CREATE_CONTAINER.Name()).WithField("container", req.GetContainer().GetId()).
 			WithError(err).Warn("nrikit: the default validator rejected the container")
 		return defaultRejection{err}
