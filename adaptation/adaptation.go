@@ -110,6 +110,9 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 	if err := o.checkBudget(); err != nil {
 		return nil, err
 	}
+	if err := o.checkRollout(); err != nil {
+		return nil, err
+	}
 	a := &Adaptation{
 		runtimeName:    runtimeName,
 		runtimeVersion: runtimeVersion,
@@ -170,6 +173,13 @@ type PluginInfo struct {
 	RequestTimeout     Duration `json:"request_timeout"`
 	RequestTimeoutFrom string   `json:"request_timeout_from"`
 	FailurePolicyFrom  string   `json:"failure_policy_from"`
+	// Delivery and Validation are DeliveryObserve and ValidationDryRun
+	// for an observer and a validator run dry, empty otherwise; Filter is
+	// its scope of pods, nil for every pod (the operator's, or a built-in
+	// plugin's own).
+	Delivery   Delivery      `json:"delivery,omitempty"`
+	Validation Validation    `json:"validation,omitempty"`
+	Filter     *PluginFilter `json:"filter,omitempty"`
 }
 
 // Plugins lists the active plugins in dispatch order.
@@ -186,6 +196,7 @@ func pluginInfo(p relay.PluginInfo) PluginInfo {
 		Plugin: p.Plugin, Index: p.Index, Name: p.Name, Kind: p.Kind, Revision: p.Revision,
 		Events: p.Events, PID: p.PID, FailurePolicy: FailurePolicy(p.FailurePolicy), StateChange: p.StateChange,
 		RequestTimeout: Duration(p.RequestTimeout), RequestTimeoutFrom: p.RequestTimeoutFrom, FailurePolicyFrom: p.FailurePolicyFrom,
+		Delivery: delivery(p.Rollout.Observer), Validation: validation(p.Rollout.DryRun), Filter: pluginFilter(p.Rollout.Filter),
 	}
 }
 

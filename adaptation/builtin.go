@@ -18,6 +18,9 @@ type BuiltinPlugin struct {
 	Name    string
 	Config  string // handed to it in Configure
 	Handler api.PluginService
+	// Filter, if set, is its scope of pods (see PluginFilter), unless the
+	// operator's plugin_settings give it one.
+	Filter *PluginFilter
 }
 
 func (b BuiltinPlugin) validate() error {
@@ -26,6 +29,9 @@ func (b BuiltinPlugin) validate() error {
 	}
 	if b.Handler == nil {
 		return fmt.Errorf("nrikit: builtin plugin %s has no handler", api.PluginID(b.Index, b.Name))
+	}
+	if _, err := b.Filter.selector(); err != nil {
+		return fmt.Errorf("nrikit: builtin plugin %s: filter.%w", api.PluginID(b.Index, b.Name), err)
 	}
 	return nil
 }

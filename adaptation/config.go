@@ -57,6 +57,9 @@ type Config struct {
 	// BudgetCheck is what a plugin that would push an event's worst case
 	// over EventBudget meets: "warn" (the default), "refuse" or "off".
 	BudgetCheck BudgetCheck `json:"budget_check,omitempty" toml:"budget_check"`
+	// ObserverQueue bounds the events waiting for each observer; 0 keeps
+	// DefaultObserverQueue (see WithObserverQueue).
+	ObserverQueue int `json:"observer_queue,omitempty" toml:"observer_queue"`
 }
 
 // DefaultConfig returns a Config with every default filled in: the same
@@ -75,6 +78,7 @@ func DefaultConfig() *Config {
 		WASMMemoryLimit:  DefaultWASMMemoryLimit,
 		DeadlineReserve:  Duration(DefaultDeadlineReserve),
 		BudgetCheck:      BudgetWarn,
+		ObserverQueue:    DefaultObserverQueue,
 	}
 }
 
@@ -123,6 +127,9 @@ func (c Config) Options() []Option {
 	addDuration(c.DeadlineReserve, WithDeadlineReserve)
 	if c.BudgetCheck != "" {
 		opts = append(opts, WithBudgetCheck(c.BudgetCheck))
+	}
+	if c.ObserverQueue != 0 {
+		opts = append(opts, WithObserverQueue(c.ObserverQueue))
 	}
 	return append(opts, WithDefaultFailurePolicy(c.FailurePolicy))
 }

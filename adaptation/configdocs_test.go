@@ -86,6 +86,9 @@ func TestContainerdConfigDoc(t *testing.T) {
 	if s := cfg.PluginSettings["10-dranet"]; s.FailurePolicy == nil || !s.FailurePolicy.FailRequest || s.RequestTimeout == 0 {
 		t.Errorf("plugin_settings.\"10-dranet\" decodes to %+v", s)
 	}
+	if f := cfg.PluginSettings["30-gpu"].Filter; f == nil || !slices.Equal(f.RuntimeHandlers, []string{"nvidia"}) || cfg.PluginSettings["10-logger"].Delivery != nri.DeliveryObserve {
+		t.Errorf("the rollout examples decode to %+v", cfg.PluginSettings)
+	}
 	cfg.DisableConnections = true // the test opens no socket
 	if _, err := nri.New("containerd", "v2", nil, nil, cfg.Options()...); err != nil {
 		t.Errorf("New refuses the documented table: %v", err)

@@ -27,6 +27,8 @@ type crioNRIConfig struct {
 	DeadlineReserve time.Duration                 `toml:"nri_deadline_reserve"`
 	BudgetCheck     string                        `toml:"nri_budget_check"`
 	PluginSettings  map[string]crioPluginSettings `toml:"plugin_settings"`
+	// The rollout keys, as a port would add them.
+	ObserverQueue int `toml:"nri_observer_queue"`
 	// The readiness gate's keys, as a port would add them.
 	PluginReadiness *crioReadinessConfig `toml:"plugin_readiness"`
 }
@@ -42,6 +44,28 @@ type crioReadinessConfig struct {
 type crioPluginSettings struct {
 	RequestTimeout time.Duration      `toml:"nri_request_timeout"`
 	FailurePolicy  *nri.FailurePolicy `toml:"nri_failure_policy"`
+	Delivery       string             `toml:"nri_delivery"`
+	Validation     string             `toml:"nri_validation"`
+	Filter         *crioPluginFilter  `toml:"nri_filter"`
+}
+
+// crioPluginFilter is one [crio.nri.plugin_settings."NN-name".nri_filter]
+// table.
+type crioPluginFilter struct {
+	Namespaces        []string `toml:"nri_namespaces"`
+	ExcludeNamespaces []string `toml:"nri_exclude_namespaces"`
+	RuntimeHandlers   []string `toml:"nri_runtime_handlers"`
+	PodLabels         []string `toml:"nri_pod_labels"`
+	PodAnnotations    []string `toml:"nri_pod_annotations"`
+}
+
+// pluginFilter maps the table onto the option's form.
+func (f *crioPluginFilter) pluginFilter() *nri.PluginFilter {
+	if f == nil {
+		return nil
+	}
+	return &nri.PluginFilter{Namespaces: f.Namespaces, ExcludeNamespaces: f.ExcludeNamespaces,
+		RuntimeHandlers: f.RuntimeHandlers, PodLabels: f.PodLabels, PodAnnotations: f.PodAnnotations}
 }
 
 // crioValidatorConfig is CRI-O's [crio.nri.default_validator] table: eight
@@ -55,6 +79,8 @@ type crioValidatorConfig struct {
 	RejectNamespaceAdjustment             bool     `toml:"nri_validator_reject_namespace_adjustment"`
 	RequiredPlugins                       []string `toml:"nri_validator_required_plugins"`
 	TolerateMissingAnnotation             string   `toml:"nri_validator_tolerate_missing_plugins_annotation"`
+	// DryRun is a key a port adds (nrikit's default_validator.dry_run).
+	DryRun bool `toml:"nri_validator_dry_run"`
 }
 
 // toOptions is CRI-O's ToOptions and ConfigureTimeouts in one: the
@@ -89,6 +115,7 @@ func (c *crioNRIConfig) toOptions() []nri.Option {
 			RejectNamespaceAdjustment:             v.RejectNamespaceAdjustment,
 			RequiredPlugins:                       v.RequiredPlugins,
 			TolerateMissingAnnotation:             v.TolerateMissingAnnotation,
+			DryRun:                                v.DryRun,
 		}))
 	}
 	if r := c.PluginReadiness; r != nil && r.Wait != 0 {
@@ -104,7 +131,11 @@ func (c *crioNRIConfig) budgetOptions() []nri.Option {
 	var opts []nri.Option
 	for key, s := range c.PluginSettings {
 		opts = append(opts, nri.WithPluginSettings(key, nri.PluginSettings{
-			RequestTimeout: nri.Duration(s.RequestTimeout), FailurePolicy: s.FailurePolicy}))
+			RequestTimeout: nri.Duration(s.RequestTimeout), FailurePolicy: s.FailurePolicy,
+			Delivery: nri.Delivery(s.Delivery), Validation: nri.Validation(s.Validation), Filter: s.Filter.pluginFilter()}))
+	}
+	if c.ObserverQueue != 0 {
+		opts = append(opts, nri.WithObserverQueue(c.ObserverQueue))
 	}
 	if c.EventBudget != 0 {
 		opts = append(opts, nri.WithEventBudget(c.EventBudget))

@@ -399,8 +399,14 @@ var fullLifecycleEvents = []string{
 // returns the CreateContainer responses.
 func runLifecycle(t *testing.T, a *adaptation.Adaptation, podID string) []*api.CreateContainerResponse {
 	t.Helper()
+	return runLifecycleOf(t, a, testPod(podID))
+}
+
+// runLifecycleOf is runLifecycle of pod.
+func runLifecycleOf(t *testing.T, a *adaptation.Adaptation, pod *api.PodSandbox) []*api.CreateContainerResponse {
+	t.Helper()
 	ctx := context.Background()
-	pod := testPod(podID)
+	podID := pod.GetId()
 	ctrs := []*api.Container{testContainer(podID+"-c1", pod), testContainer(podID+"-c2", pod)}
 	must := func(err error) {
 		t.Helper()

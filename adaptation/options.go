@@ -67,6 +67,7 @@ type options struct {
 	eventBudget      time.Duration             // 0: none
 	deadlineReserve  time.Duration
 	budgetCheck      BudgetCheck
+	observerQueue    int // events waiting per observer
 }
 
 func defaultOptions() options {
@@ -83,6 +84,7 @@ func defaultOptions() options {
 		wasm:             wasmOptions{memoryLimit: DefaultWASMMemoryLimit},
 		deadlineReserve:  DefaultDeadlineReserve,
 		budgetCheck:      BudgetWarn,
+		observerQueue:    DefaultObserverQueue,
 	}
 }
 

@@ -26,6 +26,13 @@ type PluginSettings struct {
 	// FailurePolicy replaces the one the plugin declares, or the runtime's
 	// default: the operator's word wins.
 	FailurePolicy *FailurePolicy `json:"failure_policy,omitempty" toml:"failure_policy"`
+	// Delivery is DeliverySync (the default) or DeliveryObserve.
+	Delivery Delivery `json:"delivery,omitempty" toml:"delivery"`
+	// Validation is ValidationEnforce (the default) or ValidationDryRun.
+	Validation Validation `json:"validation,omitempty" toml:"validation"`
+	// Filter is the plugin's scope of pods; nil: every pod. It replaces a
+	// built-in plugin's own (BuiltinPlugin.Filter).
+	Filter *PluginFilter `json:"filter,omitempty" toml:"filter"`
 
 	// A timeout the plugin asks for itself (containerd/nri#304) would be
 	// read here, below the operator's: its wire field is not settled
@@ -49,6 +56,7 @@ func relaySettings(in map[string]PluginSettings) map[string]relay.Settings {
 			fp := nri.FailurePolicy(*s.FailurePolicy)
 			rs.FailurePolicy = &fp
 		}
+		s.rolloutSettings(&rs)
 		out[key] = rs
 	}
 	return out
@@ -80,7 +88,7 @@ func (s PluginSettings) validate(key string) error {
 	if d := time.Duration(s.RequestTimeout); d < 0 {
 		return fmt.Errorf("nrikit: %s.request_timeout: must be positive, got %v", path, d)
 	}
-	return nil
+	return s.validateRollout(path)
 }
 
 // validSettingsKey accepts what a plugin may register as: "NN-name" with a

@@ -71,6 +71,10 @@ type ValidationRecord struct {
 	// Validators are the validator plugins that approved it, in dispatch
 	// order.
 	Validators []string `json:"validators"`
+	// DryRun are the verdicts of the validators run dry (ValidationDryRun,
+	// and the default validator's dry_run), as they came: a plugin's after
+	// the creation returned.
+	DryRun []DryRunVerdict `json:"dry_run,omitempty"`
 }
 
 // Sources of an UpdateRecord.
@@ -111,7 +115,7 @@ func containerRecord(rec records.Record) ContainerRecord {
 	out := ContainerRecord{
 		ID: rec.ID, Name: rec.Name, PodID: rec.PodID, Created: rec.Created,
 		Fields:     fieldOwners(rec.Fields),
-		Validation: ValidationRecord{DefaultValidator: rec.Validation.DefaultValidator, Validators: rec.Validation.Validators},
+		Validation: ValidationRecord{DefaultValidator: rec.Validation.DefaultValidator, Validators: rec.Validation.Validators, DryRun: dryRunVerdicts(rec.Validation.DryRun)},
 		Updates:    make([]UpdateRecord, len(rec.Updates)),
 	}
 	for i, u := range rec.Updates {

@@ -45,6 +45,9 @@ type Status struct {
 	// Readiness is what Adaptation.Readiness returns: whether the
 	// node-level required plugins are active.
 	Readiness Readiness `json:"readiness"`
+	// DefaultValidatorWouldReject counts the creations the default
+	// validator, run dry (default_validator.dry_run), would have rejected.
+	DefaultValidatorWouldReject uint64 `json:"default_validator_would_reject,omitempty"`
 }
 
 // StatusSettings are the effective settings, defaults filled in.
@@ -73,6 +76,10 @@ type StatusSettings struct {
 	// PluginReadiness is the readiness gate (plugin_readiness); nil when
 	// its wait is 0 (off).
 	PluginReadiness *ReadinessConfig `json:"plugin_readiness,omitempty"`
+	// ObserverQueue bounds the events waiting for each observer.
+	ObserverQueue int `json:"observer_queue"`
+	// DefaultValidatorDryRun: the default validator runs dry.
+	DefaultValidatorDryRun bool `json:"default_validator_dry_run,omitempty"`
 }
 
 // PluginStatus is one active plugin: what Plugins says of it (its effective
@@ -88,6 +95,10 @@ type PluginStatus struct {
 	// Calls are its calls per event, in event order; events it was never
 	// called for are left out.
 	Calls []EventCalls `json:"calls"`
+	// Queue is its queue, when it is an observer or a validator run dry.
+	Queue *QueueStatus `json:"queue,omitempty"`
+	// DryRun counts its validations run dry; nil when it runs none.
+	DryRun *DryRunStatus `json:"dry_run,omitempty"`
 }
 
 // PluginLastError is a plugin's last failed call.
@@ -185,12 +196,16 @@ func (a *Adaptation) Status() Status {
 		Deprecations:     a.Deprecations(),
 		ContainerRecords: a.records.Len(),
 		Readiness:        a.Readiness(),
+
+		DefaultValidatorWouldReject: a.relay.DefaultValidatorWouldReject(),
 	}
 	changes, refused := a.changes.recent.List()
 	st.RecentChanges = pluginChanges(changes)
 	st.RefusedConnections = RefusedConnections{Total: refused.Total, Last: pluginChanges(refused.Last)}
 	for _, p := range a.relay.Plugins() {
-		st.Plugins = append(st.Plugins, pluginStatus(pluginInfo(p), p.Stats.Snapshot()))
+		ps := pluginStatus(pluginInfo(p), p.Stats.Snapshot())
+		rolloutStatus(&ps, p.Rollout)
+		st.Plugins = append(st.Plugins, ps)
 	}
 	return st
 }
@@ -211,7 +226,9 @@ func (a *Adaptation) statusSettings() StatusSettings {
 		EventBudget:          Duration(o.eventBudget),
 		DeadlineReserve:      Duration(o.deadlineReserve),
 		BudgetCheck:          o.budgetCheck,
+		ObserverQueue:        o.observerQueue,
 	}
+	s.DefaultValidatorDryRun = o.defaultValidator != nil && o.defaultValidator.DryRun()
 	if o.disableConnect {
 		s.SocketPath = ""
 	}
@@ -234,6 +251,7 @@ func copySettings(in map[string]PluginSettings) map[string]PluginSettings {
 			fp := *s.FailurePolicy
 			s.FailurePolicy = &fp
 		}
+		s.Filter = s.Filter.clone()
 		out[key] = s
 	}
 	return out

@@ -44,6 +44,7 @@ func (a *Adaptation) relayConfig(sync SyncFn, update UpdateFn) relay.Config {
 		Registering:      registeringBounds,
 		DefaultValidator: o.defaultValidator,
 		Readiness:        o.readinessConfig(),
+		ObserverQueue:    o.observerQueue,
 		Log:              o.logger,
 		LogFromContext:   o.logFromContext,
 		Metrics:          relay.NoMetrics{},
@@ -83,6 +84,7 @@ func relayBuiltins(in []BuiltinPlugin) []relay.Builtin {
 	out := make([]relay.Builtin, len(in))
 	for i, b := range in {
 		out[i] = relay.Builtin{Index: b.Index, Name: b.Name, Config: b.Config, Handler: b.Handler}
+		out[i].Filter, _ = b.Filter.selector() // checked by WithBuiltinPlugins
 	}
 	return out
 }

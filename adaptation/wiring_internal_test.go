@@ -54,6 +54,9 @@ func TestPublicConstantsAreTheComponents(t *testing.T) {
 		{"PluginOutputDiscard", int(PluginOutputDiscard), int(launch.OutputDiscard)},
 		{"OutputLogBurst", OutputLogBurst, launch.LogBurst},
 		{"OutputLogWindow", OutputLogWindow, launch.LogWindow},
+		{"DefaultObserverQueue", DefaultObserverQueue, relay.DefaultObserverQueue},
+		{"ObserverQueueBytes", ObserverQueueBytes, relay.ObserverQueueBytes},
+		{"default_validator (a dry-run verdict's validator)", "default_validator", records.DefaultValidator},
 	} {
 		if fmt.Sprint(c.public) != fmt.Sprint(c.theirs) {
 			t.Errorf("%s is %v, the component's %v", c.name, c.public, c.theirs)
