@@ -33,6 +33,9 @@ type Config struct {
 	// waiting, the one in delivery, and the one that did not fit). The
 	// queue has then closed.
 	Overflow func(behind int)
+	// Idle, if set, is told on the delivery goroutine each time the queue
+	// has delivered every call it held: its Stats then show it.
+	Idle func()
 	// Go starts the queue's goroutines (its delivery loop, the overflow
 	// report) so that the owner can wait for them; nil: the go statement.
 	Go func(func())
@@ -126,7 +129,9 @@ func (q *Queue) run() {
 			return
 		}
 		e.Deliver(q.ctx)
-		q.finished()
+		if q.finished() && q.cfg.Idle != nil {
+			q.cfg.Idle()
+		}
 	}
 }
 
@@ -158,15 +163,18 @@ func (q *Queue) next() (*entry, bool) {
 	return &e, true
 }
 
-// finished ends the delivery in progress.
-func (q *Queue) finished() {
+// finished ends the delivery in progress, and tells whether that left the
+// queue idle (and open).
+func (q *Queue) finished() (idle bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.delivering = nil
 	q.delivered++
 	if len(q.items) == 0 {
 		closeOnce(q.idle)
+		return !q.closed
 	}
+	return false
 }
 
 // Close ends the queue at once: nothing more is queued or delivered, the

@@ -266,3 +266,35 @@ func TestQueueConcurrentPushes(t *testing.T) {
 		last[w] = n
 	}
 }
+
+// Idle is told once the queue has delivered all it held, and by then its
+// Stats show it: an owner can wait for that without polling.
+func TestQueueTellsWhenIdle(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := &recorder{gate: make(chan struct{})}
+	idle := make(chan Stats, 10)
+	cfg := r.config(10, 1<<20, nil)
+	var q *Queue
+	cfg.Idle = func() { idle <- q.Stats() }
+	q = New(cfg)
+	for i := range 3 {
+		q.Push(r.item(i, 1))
+	}
+	for range 3 {
+		select {
+		case s := <-idle:
+			t.Fatalf("idle with a call in delivery and more waiting: %+v", s)
+		case r.gate <- struct{}{}:
+		}
+	}
+	select {
+	case s := <-idle:
+		if s.Length != 0 || s.Delivered != 3 {
+			t.Errorf("Stats when idle: %+v, want all 3 delivered, none waiting", s)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("Idle was never told")
+	}
+	q.Close()
+	r.wg.Wait()
+}

@@ -25,6 +25,7 @@ func (r *Relay) startQueue(p *plugin) {
 		MaxEvents: events,
 		MaxBytes:  ObserverQueueBytes,
 		Overflow:  func(behind int) { r.overflowed(p, behind) },
+		Idle:      func() { p.log.Debug("nrikit: the plugin's queue is delivered") },
 		Go: func(f func()) {
 			r.wg.Add(1)
 			go func() {
