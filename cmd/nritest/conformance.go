@@ -37,7 +37,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	a, rec, changes, deps, stop := sess.a, sess.rec, sess.changes, sess.deps, sess.stop
 	defer stop()
 
-	run := &contractRun{liveAtStart: liveAtStart, objCase: objectCases(), podOf: map[string]string{}}
+	run := &contractRun{liveAtStart: liveAtStart, objCase: objectCases(), podOf: map[string]string{}, pods: w.pods, scopes: scopes(cfg.filters)}
 	for id, c := range w.ctrs {
 		run.podOf[id] = c.GetPodSandboxId()
 	}
@@ -75,6 +75,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 	}
 	changes.lifecycleStarts()
 
+	settle := cfg.settler(a)
 	d := newConformanceDriver(a, st, w)
 	d.restart = func(ctx context.Context) error {
 		return restartAll(ctx, a, under, restarts)
@@ -89,7 +90,7 @@ func conform(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Write
 			run.events[i] = EventReport{Seq: i + 1, Event: s.event.Name(), Target: s.target, TargetID: s.id, Calls: []Call{}, Result: resultSkipped, Skipped: why}
 			continue
 		}
-		run.events[i] = runStep(ctx, i, s, rec, tap, st)
+		run.events[i] = runStep(ctx, i, s, rec, tap, st, settle)
 		if s.restart {
 			run.events[i].Note = restartNote(restarts)
 		}
@@ -114,7 +115,7 @@ func (r *ConformanceReport) notStarted(err error) *ConformanceReport {
 }
 
 // runStep makes one call of the script and records it.
-func runStep(ctx context.Context, i int, s cstep, rec *recorder, tap *wiretap, st *store) EventReport {
+func runStep(ctx context.Context, i int, s cstep, rec *recorder, tap *wiretap, st *store, settle func(context.Context)) EventReport {
 	r := EventReport{Seq: i + 1, Event: s.event.Name(), Target: s.target, TargetID: s.id, Calls: []Call{}}
 	if s.restart {
 		r.Event, r.TargetID = "Restart", ""
@@ -127,6 +128,7 @@ func runStep(ctx context.Context, i int, s cstep, rec *recorder, tap *wiretap, s
 	st.setPhase(fmt.Sprintf("#%d %s %s", r.Seq, r.Event, r.Target))
 	rec.begin(s.event)
 	changes, err := s.run(ctx)
+	settle(ctx)
 	r.Calls, r.Changes, r.Result = rec.end(), changes, resultOK
 	switch {
 	case err != nil && s.expectFail:

@@ -65,8 +65,9 @@ func newConformanceWorkload() *conformanceWorkload {
 	for _, p := range []struct{ id, name string }{{"pod-0", "early"}, {"pod-1", "demo"}, {"pod-2", "late"}} {
 		w.pods[p.id] = &api.PodSandbox{
 			Id: p.id, Name: p.name, Namespace: podNamespace, Uid: "uid-" + p.id,
-			Linux: &api.LinuxPodSandbox{CgroupParent: "/kubepods/" + p.id},
-			State: api.PodSandboxState_POD_SANDBOX_READY,
+			Labels: map[string]string{"app": p.name}, // for --filter
+			Linux:  &api.LinuxPodSandbox{CgroupParent: "/kubepods/" + p.id},
+			State:  api.PodSandboxState_POD_SANDBOX_READY,
 		}
 	}
 	for _, c := range []struct{ id, pod, name string }{

@@ -5,8 +5,10 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/filter"
 )
 
 // The lifecycle contract, checked on what one plugin received on the wire:
@@ -37,6 +39,29 @@ type contractRun struct {
 	objCase map[string]string
 	// podOf is the pod of each container.
 	podOf map[string]string
+	// pods are the workload's pods, and scopes the plugins' scopes of pods
+	// (--filter): a plugin is held to the contract on the pods of its
+	// scope, and hears nothing of the others.
+	pods   map[string]*api.PodSandbox
+	scopes map[string]*filter.Selector
+}
+
+// outOfScope tells whether the pod or container obj is outside plugin's
+// scope.
+func (r *contractRun) outOfScope(plugin, obj string) bool {
+	sel, ok := r.scopes[plugin]
+	if !ok {
+		_, name, _ := strings.Cut(plugin, "-") // a bare name's entry
+		sel = r.scopes[name]
+	}
+	if sel == nil {
+		return false
+	}
+	pod := obj
+	if p, ok := r.podOf[obj]; ok {
+		pod = p
+	}
+	return !sel.Matches(r.pods[pod])
 }
 
 func (r *contractRun) caseOf(step int) string {
@@ -73,12 +98,12 @@ func (r *contractRun) checkInstance(id string, in *instance, until int, last boo
 	mask := in.calls[0].events
 	objs := map[string]*objState{}
 	joinStep := in.calls[0].step
-	r.checkSnapshot(in, joinStep, objs, f)
+	r.checkSnapshot(id, in, joinStep, objs, f)
 	next := 0
 	for step := joinStep + 1; step <= until; step++ {
 		// Calls before this step (the join, the previous step) come first.
 		for ; next < len(in.calls) && in.calls[next].step < step; next++ {
-			r.checkCall(in.calls[next], mask, objs, f)
+			r.checkCall(id, in.calls[next], mask, objs, f)
 		}
 		if step < until {
 			r.checkDelivered(id, in, step, mask, objs, f)
@@ -91,7 +116,7 @@ func (r *contractRun) checkInstance(id string, in *instance, until int, last boo
 
 // checkSnapshot compares what the instance's Synchronize listed with what
 // the runtime had when it joined, and marks those objects created.
-func (r *contractRun) checkSnapshot(in *instance, joinStep int, objs map[string]*objState, f findings) {
+func (r *contractRun) checkSnapshot(plugin string, in *instance, joinStep int, objs map[string]*objState, f findings) {
 	kase := caseJoined
 	if joinStep >= 0 {
 		kase = r.caseOf(joinStep)
@@ -109,7 +134,7 @@ func (r *contractRun) checkSnapshot(in *instance, joinStep int, objs map[string]
 			objs[id] = &objState{container: i >= len(c.pods), created: true}
 		}
 	}
-	want := r.liveBefore(joinStep)
+	want := slices.DeleteFunc(slices.Clone(r.liveBefore(joinStep)), func(id string) bool { return r.outOfScope(plugin, id) })
 	for _, id := range want {
 		if !slices.Contains(listed, id) {
 			f.add(kase, "its Synchronize snapshot lacks %s, which existed when it joined", id)
@@ -119,17 +144,23 @@ func (r *contractRun) checkSnapshot(in *instance, joinStep int, objs map[string]
 		if !slices.Contains(want, id) {
 			f.add(kase, "its Synchronize snapshot lists %s, which did not exist when it joined", id)
 		}
+		if r.outOfScope(plugin, id) {
+			f.add(kase, "its Synchronize snapshot lists %s, outside its scope (--filter)", id)
+		}
 	}
 }
 
 // checkCall applies one received event to the contract.
-func (r *contractRun) checkCall(c wireCall, mask api.EventMask, objs map[string]*objState, f findings) {
+func (r *contractRun) checkCall(plugin string, c wireCall, mask api.EventMask, objs map[string]*objState, f findings) {
 	if c.event == api.Event_UNKNOWN || c.unimplemented || c.event == api.Event_VALIDATE_CONTAINER_ADJUSTMENT {
 		return // not an event, or a probe that StateChange follows
 	}
 	kase := r.caseOf(c.step)
 	ev := c.event.Name()
 	id, creation := c.podID, api.Event_RUN_POD_SANDBOX
+	if r.outOfScope(plugin, c.podID) {
+		f.add(kase, "%s of pod %s, outside its scope (--filter)", ev, c.podID)
+	}
 	if c.event.IsContainerEvent() {
 		id, creation = c.ctrID, api.Event_CREATE_CONTAINER
 		if p := objs[c.podID]; p != nil && p.removed {
@@ -178,7 +209,7 @@ func (r *contractRun) checkCall(c wireCall, mask api.EventMask, objs map[string]
 // takes it and knows the step's object, alive.
 func (r *contractRun) checkDelivered(id string, in *instance, step int, mask api.EventMask, objs map[string]*objState, f findings) {
 	s := r.steps[step]
-	if s.restart || s.expectFail || r.events[step].Result != resultOK || !r.active[step][id] || !mask.Has(s.event) {
+	if s.restart || s.expectFail || r.events[step].Result != resultOK || !r.active[step][id] || !mask.Has(s.event) || r.outOfScope(id, s.id) {
 		return
 	}
 	o := objs[s.id]

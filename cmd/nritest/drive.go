@@ -44,6 +44,7 @@ type driver struct {
 	st     *store
 	owners bool // read who changed what from container records
 	pause  func(context.Context)
+	settle func(context.Context) // after each step (the observers' deliveries)
 	pod    *api.PodSandbox
 	ctrs   []*api.Container
 }
@@ -64,7 +65,7 @@ func newDriver(a *adaptation.Adaptation, st *store, meta workloadMeta) *driver {
 		c.Labels = meta.ctrLabels.apply(nil, c.Name)
 		c.Annotations = meta.ctrAnnotations.apply(nil, c.Name)
 	}
-	return &driver{a: a, st: st, pod: pod, ctrs: ctrs}
+	return &driver{a: a, st: st, pod: pod, ctrs: ctrs, settle: func(context.Context) {}}
 }
 
 func newContainer(id, name string, memory int64) *api.Container {
@@ -148,6 +149,7 @@ func (d *driver) drive(ctx context.Context, rec *recorder) []EventReport {
 			d.st.setPhase(step)
 			rec.begin(s.event)
 			changes, err := s.run(ctx)
+			d.settle(ctx)
 			r.Calls, r.Changes, r.Result = rec.end(), changes, resultOK
 			d.st.setPhase("after " + step)
 			if err != nil {

@@ -63,6 +63,8 @@ type config struct {
 	linger         time.Duration
 	owners         bool // keep container records to attribute changes (not --no-owners)
 	required       []string
+	observe        []string                            // --observe: plugins run as observers
+	filters        map[string]*adaptation.PluginFilter // --filter: plugins' scopes of pods
 	meta           workloadMeta
 	json           bool
 	verbose        bool
@@ -91,6 +93,11 @@ what in each CreateContainer, so that the report attributes changes;
 plugin's calls per event by outcome, their latency and its last error.
 --status-of PATH prints instead the status a running runtime serves on its
 status socket (status_socket), and exits 1 when it cannot be reached.
+
+--observe NAME runs a plugin as an observer (never waited for, its replies not
+applied) and --filter NAME=SPEC gives it a scope of pods, as the runtime's
+plugin_settings would; after each step nritest waits for the observers'
+deliveries, so that the report lists them under the step.
 
 --conformance runs a fixed script of lifecycle cases instead, and checks
 every plugin (pre-installed, external or sample) against the lifecycle
@@ -137,6 +144,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	durationVar(fs, &c.syncTimeout, "sync-timeout", adaptation.DefaultSyncTimeout, "give a plugin `DURATION` for each Synchronize message when it joins")
 	durationVar(fs, &c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
 	fs.Var(listFlag{&c.required}, "required-plugins", "require the plugins `NAME[,NAME...]` as the default validator's required_plugins, and report their readiness")
+	fs.Var(listFlag{&c.observe}, "observe", "run the plugins `NAME[,NAME...]` as observers (plugin_settings delivery = \"observe\"): never waited for, their replies not applied")
+	fs.Var(filterFlag{&c.filters}, "filter", "give plugin NAME a scope of pods (plugin_settings filter), as `NAME=SPEC` with SPEC \"KEY=VALUE[,VALUE...][;KEY=...]\" and KEY one of namespaces, exclude_namespaces, runtime_handlers, pod_labels, pod_annotations; repeatable")
 	noOwners := fs.Bool("no-owners", false, "keep no container records (changes are then not attributed)")
 	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")

@@ -5,6 +5,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/nrikit/nrikit/adaptation"
 )
@@ -19,6 +22,10 @@ type RunSettings struct {
 	RequestTimeout  string `json:"request_timeout"`
 	RegisterTimeout string `json:"registration_timeout"`
 	SyncTimeout     string `json:"sync_timeout"`
+	// Observers and Filters are --observe and --filter: how the plugins
+	// were rolled out.
+	Observers []string                            `json:"observers,omitempty"`
+	Filters   map[string]*adaptation.PluginFilter `json:"filters,omitempty"`
 }
 
 func newRunSettings(cfg config) RunSettings {
@@ -29,6 +36,8 @@ func newRunSettings(cfg config) RunSettings {
 		RequestTimeout:  cfg.requestTimeout.String(),
 		RegisterTimeout: cfg.regTimeout.String(),
 		SyncTimeout:     cfg.syncTimeout.String(),
+		Observers:       cfg.observe,
+		Filters:         cfg.filters,
 	}
 }
 
@@ -43,4 +52,25 @@ func (s RunSettings) writeText(w io.Writer, title string) {
 		socket = s.Socket
 	}
 	fmt.Fprintf(w, "  socket:    %s\n", socket)
+	for _, name := range s.Observers {
+		fmt.Fprintf(w, "  observer:  %s (delivery = \"observe\": never waited for, its replies not applied)\n", name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Filters)) {
+		fmt.Fprintf(w, "  filter:    %s takes only the pods of %s\n", name, filterText(s.Filters[name]))
+	}
+}
+
+// filterText is a filter as --filter's SPEC writes it.
+func filterText(f *adaptation.PluginFilter) string {
+	var parts []string
+	for _, p := range []struct {
+		key    string
+		values []string
+	}{{"namespaces", f.Namespaces}, {"exclude_namespaces", f.ExcludeNamespaces}, {"runtime_handlers", f.RuntimeHandlers},
+		{"pod_labels", f.PodLabels}, {"pod_annotations", f.PodAnnotations}} {
+		if len(p.values) > 0 {
+			parts = append(parts, p.key+"="+strings.Join(p.values, ","))
+		}
+	}
+	return strings.Join(parts, ";")
 }

@@ -34,7 +34,7 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 	a, rec, changes, deps, stop := sess.a, sess.rec, sess.changes, sess.deps, sess.stop
 	defer stop()
 	d := newDriver(a, st, cfg.meta)
-	d.owners = cfg.owners
+	d.owners, d.settle = cfg.owners, cfg.settler(a)
 	rep.Workload, rep.Metadata = d.workload(), d.metadata()
 	var about map[string]string
 	if cfg.samples {
@@ -107,7 +107,11 @@ func startUp(ctx context.Context, a *adaptation.Adaptation, rec *recorder, chang
 	if err := checkPluginPath(cfg, a.Plugins(), changes.reports()); err != nil {
 		return err
 	}
-	return waitExternal(ctx, a, rec, changes, cfg, stderr)
+	if err := waitExternal(ctx, a, rec, changes, cfg, stderr); err != nil {
+		return err
+	}
+	cfg.settler(a)(ctx) // the observers' snapshots, before the first step
+	return nil
 }
 
 // options turns the command line into adaptation options.
@@ -127,6 +131,7 @@ func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own
 	if len(cfg.required) > 0 {
 		opts = append(opts, requiredPluginsOption(cfg.required))
 	}
+	opts = append(opts, rolloutOptions(cfg)...)
 	// A tool run again and again on the same WASM plugins should not compile
 	// them every time.
 	if dir, err := os.UserCacheDir(); err == nil {
