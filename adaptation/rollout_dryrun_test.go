@@ -49,7 +49,8 @@ func pluginStatusOf(a *adaptation.Adaptation, id string) adaptation.PluginStatus
 // its verdict in each container's record; enforced, it fails them.
 func TestDryRunValidatorLetsCreationsThrough(t *testing.T) {
 	const creations = 30
-	policy := testplugin.Config{Events: "validatecontaineradjustment", Reject: "no privileged pods"}
+	policy := testplugin.Config{Events: "createcontainer,validatecontaineradjustment", Reject: "no privileged pods",
+		Annotations: map[string]string{"policy": "seen"}}
 	t.Run("dry-run", func(t *testing.T) {
 		e := newEnv(t, adaptation.WithContainerRecords(100),
 			adaptation.WithPluginSettings("50-policy", adaptation.PluginSettings{Validation: adaptation.ValidationDryRun}))
@@ -71,6 +72,12 @@ func TestDryRunValidatorLetsCreationsThrough(t *testing.T) {
 		}, nil)
 		if len(warnings) != 1 || !strings.Contains(warnings[0].Message, "no privileged pods") {
 			t.Errorf("%d warnings within the minute, want 1 with the reason", len(warnings))
+		}
+		// Its CreateContainer, which adjusts, stays synchronous: applied.
+		pod := testPod("web")
+		rsp, err := e.a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: testContainer("web-last", pod)})
+		if err != nil || rsp.GetAdjust().GetAnnotations()["policy"] != "seen" {
+			t.Errorf("its CreateContainer's adjustment: %v, %v; want it applied", rsp.GetAdjust().GetAnnotations(), err)
 		}
 		rec, ok := e.a.ContainerRecord("web-c7")
 		if !ok || len(rec.Validation.DryRun) != 1 {

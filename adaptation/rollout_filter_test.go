@@ -225,3 +225,60 @@ func TestRequiredPluginOutsideItsScope(t *testing.T) {
 		t.Errorf("a creation outside the required plugin's scope: %v, want it failed saying so", err)
 	}
 }
+
+// A filtered validator validates only the creations in its scope: one
+// that rejects everything fails those alone.
+func TestFilteredValidatorValidatesItsScopeOnly(t *testing.T) {
+	e := newEnv(t, gpuOnly("50-policy"))
+	e.preinstall("50", "policy", testplugin.Config{Events: "validatecontaineradjustment", Reject: "no gpus today"})
+	e.start()
+	e.waitPlugins("50-policy")
+	ctx := context.Background()
+	for _, gpu := range []bool{false, true} {
+		pod := handlerPod(fmt.Sprint("gpu-", gpu), gpu)
+		if err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: testContainer(pod.Id+"-c", pod)})
+		if inScope := gpu; inScope != (err != nil) || err != nil && !strings.Contains(err.Error(), "no gpus today") {
+			t.Errorf("creation in the nvidia pod %v: %v; want it rejected only in the validator's scope", gpu, err)
+		}
+	}
+	if got := e.events("policy"); !slices.Equal(got, []string{"ValidateContainerAdjustment"}) {
+		t.Errorf("the validator got %v, want one validation", got)
+	}
+}
+
+// A built-in plugin's own filter scopes it; the operator's replaces it.
+func TestBuiltinPluginFilter(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		settings []adaptation.Option
+		want     int32 // creations it takes: of the runc pod, the nvidia one
+	}{
+		{"its own", nil, 1},
+		{"the operator's", []adaptation.Option{adaptation.WithPluginSettings("memcap", adaptation.PluginSettings{
+			Filter: &adaptation.PluginFilter{RuntimeHandlers: []string{"runc", "nvidia"}}})}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &memCapper{name: "memcap"}
+			b := adaptation.BuiltinPlugin{Index: "10", Name: "memcap", Handler: m, Filter: &adaptation.PluginFilter{RuntimeHandlers: []string{"nvidia"}}}
+			e := newEnv(t, append(tc.settings, adaptation.WithBuiltinPlugins(b))...)
+			e.start()
+			e.waitPlugins("10-memcap")
+			ctx := context.Background()
+			for _, gpu := range []bool{false, true} {
+				pod := handlerPod(fmt.Sprint("gpu-", gpu), gpu)
+				must(t, e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: pod}))
+				_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: testContainer(pod.Id+"-c", pod)})
+				must(t, err)
+			}
+			if got := m.created.Load(); got != tc.want {
+				t.Errorf("it took %d creations, want %d", got, tc.want)
+			}
+			if f := e.a.Plugins()[0].Filter; f == nil {
+				t.Error("PluginInfo shows no filter")
+			}
+		})
+	}
+}
