@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/filter"
 	"github.com/nrikit/nrikit/internal/observe"
 	"github.com/nrikit/nrikit/internal/readiness"
@@ -185,12 +186,22 @@ func (o *options) checkRollout() error {
 				return fmt.Errorf("nrikit: plugin_settings.%q.delivery: %q is a required plugin (default_validator.required_plugins), which cannot be an observer", key, name)
 			}
 			if s.Filter != nil {
-				o.logger.WithField("plugin", name).WithField("filter", fmt.Sprintf("%+v", *s.Filter)).
-					Warn("nrikit: a required plugin has a filter: the creation of a container in a pod outside its scope fails")
+				warnRequiredFilter(o, name, s.Filter)
+			}
+		}
+		for _, b := range o.builtins {
+			if b.Filter != nil && sameName(name, api.PluginID(b.Index, b.Name)) {
+				warnRequiredFilter(o, name, b.Filter)
 			}
 		}
 	}
 	return nil
+}
+
+// warnRequiredFilter warns that the required plugin name has filter f.
+func warnRequiredFilter(o *options, name string, f *PluginFilter) {
+	o.logger.WithField("plugin", name).WithField("filter", fmt.Sprintf("%+v", *f)).
+		Warn("nrikit: a required plugin has a filter: the creation of a container in a pod outside its scope fails")
 }
 
 // sameName tells whether a required name and a settings key can name the

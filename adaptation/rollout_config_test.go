@@ -60,20 +60,28 @@ func TestRolloutSettingsRefused(t *testing.T) {
 // New warns when a required plugin has a filter: the pods outside it fail
 // their creations.
 func TestRequiredPluginWithAFilterIsWarnedAbout(t *testing.T) {
-	logger, hook := logtest.NewNullLogger()
-	_, err := adaptation.New("r", "v", nil, nil, adaptation.WithDisabledExternalConnections(), adaptation.WithLogger(logrus.NewEntry(logger)),
-		adaptation.WithDefaultValidator(&validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{"gpu"}}),
-		gpuOnly("10-gpu"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var warned int
-	for _, en := range hook.AllEntries() {
-		if en.Level == logrus.WarnLevel && strings.Contains(en.Message, "a required plugin has a filter") && en.Data["plugin"] == "gpu" {
-			warned++
-		}
-	}
-	if warned != 1 {
-		t.Errorf("%d warnings about the required plugin's filter, want 1", warned)
+	builtin := adaptation.BuiltinPlugin{Index: "10", Name: "gpu", Handler: &memCapper{name: "gpu"}, Filter: &adaptation.PluginFilter{RuntimeHandlers: []string{"nvidia"}}}
+	for name, filtered := range map[string]adaptation.Option{
+		"the operator's": gpuOnly("10-gpu"),
+		"its own":        adaptation.WithBuiltinPlugins(builtin),
+	} {
+		t.Run(name, func(t *testing.T) {
+			logger, hook := logtest.NewNullLogger()
+			_, err := adaptation.New("r", "v", nil, nil, adaptation.WithDisabledExternalConnections(), adaptation.WithLogger(logrus.NewEntry(logger)),
+				adaptation.WithDefaultValidator(&validator.DefaultValidatorConfig{Enable: true, RequiredPlugins: []string{"gpu"}}),
+				filtered)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warned int
+			for _, en := range hook.AllEntries() {
+				if en.Level == logrus.WarnLevel && strings.Contains(en.Message, "a required plugin has a filter") && en.Data["plugin"] == "gpu" {
+					warned++
+				}
+			}
+			if warned != 1 {
+				t.Errorf("%d warnings about the required plugin's filter, want 1", warned)
+			}
+		})
 	}
 }
