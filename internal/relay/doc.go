@@ -29,6 +29,10 @@
 //     a time and never once Stop began.
 //   - The barriers: events share one, a plugin's synchronization takes it
 //     alone; the runtime's BlockSync blocks share another.
+//   - The plugins' rollouts, as the operator chose them (rollout.go): the
+//     observers, kept out of every fan-out and fed through their queues
+//     (observe_*.go), the validators run dry (dryrun.go), and the plugins'
+//     scopes of pods (scope.go).
 //
 // # What it needs
 //
@@ -36,7 +40,8 @@
 // internal/readiness (the gate, which asks the registry back through
 // readiness.Plugins), internal/admission (who may join now), internal/launch
 // (the pre-installed processes and their output), internal/merge (the
-// replies), internal/records and internal/status (what Status and
+// replies), internal/observe (an observer's queue), internal/filter (a
+// plugin's scope of pods), internal/records and internal/status (what Status and
 // ContainerRecord report). And, through Config, what only its caller knows:
 // the runtime's callbacks (SyncFn, UpdateFn), where metrics, plugin changes
 // and deprecations go, the status endpoint to open with Start, and how a
