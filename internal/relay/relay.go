@@ -35,6 +35,7 @@ type Relay struct {
 	updateCalls  updateCalls // the runtime's UpdateFn calls in progress
 	readiness    *readiness.Tracker
 	overflows    overflowCounts // observers dropped for their queue's overflow
+	rolloutLogs  rolloutLogs    // the rollout warnings' rate limits, by plugin ID
 	filters      bool           // some plugin has a scope of pods (scope.go)
 	defaultDry   defaultDryRun  // the default validator run dry (dryrun.go)
 

@@ -5,6 +5,7 @@
 package relay
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,8 +47,34 @@ type rollout struct {
 	wouldReject atomic.Uint64 // of them, rejections
 	// ignoredLog and verdictLog bound the warnings about ignored replies
 	// and dry-run rejections to one a minute; scopeLog those about
-	// entries out of its scope.
+	// entries out of its scope. They are the plugin ID's, shared by its
+	// instances (rolloutLogs), so that one that reconnects again and again
+	// warns no more often.
 	ignoredLog, verdictLog, scopeLog *ratelog.Limiter
+}
+
+// rolloutLogs are the rate limits of the rollout warnings by plugin ID.
+// Only plugins the operator rolled out have them, so their keys are
+// bounded by the operator's settings (a bare name's, by the 100 indices)
+// and the built-in plugins.
+type rolloutLogs struct {
+	mu sync.Mutex
+	by map[string]*[3]*ratelog.Limiter
+}
+
+// of returns id's limiters: ignored replies, dry-run verdicts, scope.
+func (l *rolloutLogs) of(id string) (ignored, verdict, scope *ratelog.Limiter) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.by == nil {
+		l.by = map[string]*[3]*ratelog.Limiter{}
+	}
+	logs := l.by[id]
+	if logs == nil {
+		logs = &[3]*ratelog.Limiter{ratelog.New(1, rolloutLogWindow), ratelog.New(1, rolloutLogWindow), ratelog.New(1, rolloutLogWindow)}
+		l.by[id] = logs
+	}
+	return logs[0], logs[1], logs[2]
 }
 
 // DefaultObserverQueue is the events queued for one observer (or one
@@ -68,11 +95,10 @@ func (r *Relay) applyRollout(p *plugin, s Settings) {
 	if s.Filter != nil {
 		ro.filter = s.Filter // the operator's word wins over a built-in plugin's own
 	}
-	if ro.filter != nil {
-		ro.scopeLog = ratelog.New(1, rolloutLogWindow)
+	if ro.filter != nil || ro.observer || ro.dryRun {
+		ro.ignoredLog, ro.verdictLog, ro.scopeLog = r.rolloutLogs.of(p.id)
 	}
 	if ro.observer || ro.dryRun {
-		ro.ignoredLog, ro.verdictLog = ratelog.New(1, rolloutLogWindow), ratelog.New(1, rolloutLogWindow)
 		r.startQueue(p)
 	}
 }
