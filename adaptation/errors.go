@@ -48,8 +48,11 @@ var (
 // ErrEventDeadline: a setup event or a creation's validation failed because
 // its deadline (the caller's context deadline or the event budget, less the
 // deadline reserve) was reached before a plugin whose failure fails it had
-// answered. The error names the plugins not reached, and also matches
-// context.DeadlineExceeded.
+// answered. The error says which deadline it was and names no plugin: a
+// call the deadline cut short or never made is not the plugin's fault (the
+// log line names them; Status counts them as canceled or not_called). It
+// also matches context.DeadlineExceeded, and its gRPC code is
+// DeadlineExceeded.
 var ErrEventDeadline = relay.ErrEventDeadline
 
 // ErrPluginIDTaken: an external plugin registered under the index and name

@@ -63,7 +63,7 @@ func callEach[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *ou
 	checked := false // the request's strings, once some plugin gets it
 	plugins := r.registry.snapshot()
 	if dl.passed() {
-		if err := r.deadlinePassed(ctx, ev, plugins, deadlineBeforeStart); err != nil {
+		if err := r.deadlinePassed(ctx, ev, plugins, deadlineBeforeStart, dl); err != nil {
 			return err
 		}
 	}
@@ -92,8 +92,8 @@ func callEach[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *ou
 		fp := r.failurePolicyFor(p, g)
 		budget := r.budgetFor(dl, ev, g, p, fp, plugins[i+1:])
 		if budget.timeout <= 0 {
-			if err := r.notReached(ctx, ev, p, fp.FailRequest); err != nil {
-				return withNotReached(err, ev, plugins[i+1:])
+			if err := r.notReached(ctx, ev, p, fp.FailRequest, dl); err != nil {
+				return r.withNotReached(ctx, err, ev, plugins[i+1:])
 			}
 			continue
 		}
@@ -105,7 +105,7 @@ func callEach[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *ou
 			return collect(p, rsp)
 		})
 		if err != nil {
-			return withNotReached(err, ev, plugins[i+1:])
+			return r.withNotReached(ctx, err, ev, plugins[i+1:])
 		}
 	}
 	return nil
@@ -149,14 +149,16 @@ func (r *Relay) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *p
 		p.stats.Failed(ev, nri.Outcome(f.outcome()), err)
 	}
 	p.stats.Record(ev, nri.Outcome(f.outcome()), took)
-	return r.applyPolicy(ctx, pol, ev, p, fp, f, err)
+	return r.applyPolicy(ctx, pol, ev, p, fp, f, budget.byBudget, err)
 }
 
 // applyPolicy is the event policy table's error columns (event_policy.go). It
 // logs one line that says what happened and what follows, then acts.
-func (r *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp nri.FailurePolicy, f failure, err error) error {
+// byBudget says whether the event budget set the event's deadline, for a
+// call it cut.
+func (r *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp nri.FailurePolicy, f failure, byBudget bool, err error) error {
 	if f == failDeadline {
-		return r.cutByEventDeadline(ctx, ev, p, pol.class == classValidation || fp.FailRequest, err)
+		return r.cutByEventDeadline(ctx, ev, p, pol.class == classValidation || fp.FailRequest, byBudget, err)
 	}
 	perr := r.cfg.PluginError(p.id, ev.Name(), err)
 	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
@@ -279,7 +281,7 @@ func (r *Relay) setupBarrier(ctx context.Context, ev api.Event) (release func(),
 		return release, dl, nil
 	}
 	if ctx.Err() == nil && dl.passed() {
-		if missed := r.deadlinePassed(ctx, ev, r.registry.snapshot(), deadlineWhileSync); missed != nil {
+		if missed := r.deadlinePassed(ctx, ev, r.registry.snapshot(), deadlineWhileSync, dl); missed != nil {
 			err = missed
 		}
 	}

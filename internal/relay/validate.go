@@ -101,7 +101,7 @@ func (r *Relay) validateWith(ctx context.Context, dl eventDeadline, p *plugin, r
 	const ev = api.Event_VALIDATE_CONTAINER_ADJUSTMENT
 	budget := dl.forMandatory(p)
 	if budget.timeout <= 0 {
-		return r.notReached(ctx, ev, p, true)
+		return r.notReached(ctx, ev, p, true, dl)
 	}
 	answered := false
 	err := r.deliver(ctx, policyOf(ev), ev, p, p.policy, budget, func(ctx context.Context) error {
