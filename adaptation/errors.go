@@ -5,6 +5,8 @@
 package adaptation
 
 import (
+	"google.golang.org/grpc/status"
+
 	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/relay"
@@ -24,6 +26,7 @@ var (
 	// ErrPluginTimeout: a plugin did not answer within its timeout.
 	ErrPluginTimeout = relay.ErrPluginTimeout
 	// ErrRejected: a validator rejected CreateContainer's merged adjustment.
+	// Its gRPC code is FailedPrecondition.
 	ErrRejected = relay.ErrRejected
 	// ErrBadSocketPath: Start found at the socket path something it would
 	// be harmful to remove (a regular file, a directory that is not empty,
@@ -31,6 +34,7 @@ var (
 	// socket or an empty directory there is removed instead.
 	ErrBadSocketPath = accept.ErrBadSocketPath
 	// ErrRemoved: a setup event for a pod or container already removed.
+	// Its gRPC code is FailedPrecondition.
 	ErrRemoved = relay.ErrRemoved
 	// ErrConflict: two plugins' adjustments or updates claim the same thing
 	// (CreateContainer, UpdateContainer).
@@ -83,6 +87,16 @@ type PluginError struct {
 func (e *PluginError) Error() string { return nri.PluginErrorText(e.Plugin, e.Op, e.Err) }
 
 func (e *PluginError) Unwrap() error { return e.Err }
+
+// GRPCStatus is the gRPC status a runtime passes on to its caller
+// (status.FromError finds it, wrapped or not): FailedPrecondition when the
+// plugin refused the operation (its error, a validator's rejection, an
+// adjustment that conflicts or is refused), Unavailable when it was not
+// there to answer (it timed out or its connection was lost), with the
+// error's text as the message.
+func (e *PluginError) GRPCStatus() *status.Status {
+	return status.New(nri.CodeOf(e.Err, nri.CodeRefused), e.Error())
+}
 
 // pluginError is how the relay makes the error of a plugin's failure that
 // reaches the runtime.

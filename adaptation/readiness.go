@@ -18,7 +18,8 @@ import (
 // ErrPluginsNotReady: a pod's required plugins were not all active by the
 // readiness bound, were lost while it was created, or did not answer its
 // RunPodSandbox. The error names each missing plugin and what happened to
-// it last.
+// it last. Its gRPC code is Unavailable (see GRPCStatus in the porting
+// guide): the plugins may be back soon.
 var ErrPluginsNotReady = readiness.ErrPluginsNotReady
 
 // Readiness says whether every node-level required plugin (the default

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // maxWaiters bounds the pods waiting at once; beyond it a pod meets the
@@ -93,7 +94,8 @@ func (r *Tracker) awaitPlugins(ctx context.Context, pod *api.PodSandbox, require
 			r.hint(missing)
 		case <-timeout.C:
 		case <-ctx.Done():
-			return fmt.Errorf("nrikit: pod %s/%s: waiting for required plugins: %w", pod.GetNamespace(), pod.GetName(), context.Cause(ctx))
+			cause := context.Cause(ctx)
+			return nri.WithCode(fmt.Errorf("nrikit: pod %s/%s: waiting for required plugins: %w", pod.GetNamespace(), pod.GetName(), cause), nri.ContextCode(cause))
 		}
 	}
 }

@@ -5,17 +5,18 @@
 package readiness
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // ErrPluginsNotReady: a pod's required plugins were not all active by the
 // readiness bound, were lost while it was created, or did not answer its
 // RunPodSandbox. The error names each missing plugin and what happened to
-// it last.
-var ErrPluginsNotReady = errors.New("nrikit: required plugins not ready")
+// it last. Its gRPC code is Unavailable: the plugins may be back soon.
+var ErrPluginsNotReady error = nri.NewCoded(nri.CodeUnavailable, "nrikit: required plugins not ready")
 
 // State says whether every node-level required plugin is active: the
 // tracker's form of adaptation.Readiness.

@@ -160,7 +160,7 @@ func (r *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, 
 	if f == failDeadline {
 		return r.cutByEventDeadline(ctx, ev, p, pol.class == classValidation || fp.FailRequest, byBudget, err)
 	}
-	perr := r.cfg.PluginError(p.id, ev.Name(), err)
+	perr := r.cfg.PluginError(p.id, ev.Name(), nri.WithCode(err, f.code()))
 	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
 	if fp.FailRequest && !p.policy.FailRequest {
 		// Only the readiness gate raises a policy: say so, since Plugins()
@@ -177,7 +177,7 @@ func (r *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, 
 		if cause == nil { // the plugin saw the caller's deadline pass a moment before we did
 			cause = context.DeadlineExceeded
 		}
-		return fmt.Errorf("nrikit: %s canceled by the caller: %w", ev.Name(), cause)
+		return nri.WithCode(fmt.Errorf("nrikit: %s canceled by the caller: %w", ev.Name(), cause), nri.ContextCode(cause))
 	}
 	// A plugin whose instance a timeout ended (a WASM guest stopped at its
 	// deadline), or whose connection a request cut short left out of step,
@@ -285,7 +285,8 @@ func (r *Relay) setupBarrier(ctx context.Context, ev api.Event) (release func(),
 			err = missed
 		}
 	}
-	return nil, dl, fmt.Errorf("nrikit: %s given up while waiting for a plugin's synchronization: %w", ev.Name(), err)
+	err = fmt.Errorf("nrikit: %s given up while waiting for a plugin's synchronization: %w", ev.Name(), err)
+	return nil, dl, nri.WithCode(err, nri.CodeOf(err, nri.ContextCode(err)))
 }
 
 // takesPart tells whether p takes ev or, for CreateContainer, validates it.
