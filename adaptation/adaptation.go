@@ -104,9 +104,6 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 			return nil, err
 		}
 	}
-	if err := o.checkReadiness(); err != nil {
-		return nil, err
-	}
 	if err := o.checkBudget(); err != nil {
 		return nil, err
 	}

@@ -36,6 +36,7 @@ type crioReadinessConfig struct {
 	Wait             time.Duration `toml:"nri_plugin_readiness_wait"`
 	OnTimeout        string        `toml:"nri_plugin_readiness_on_timeout"`
 	ExemptNamespaces []string      `toml:"nri_plugin_readiness_exempt_namespaces"`
+	SetupReserve     time.Duration `toml:"nri_plugin_readiness_setup_reserve"`
 }
 
 // crioPluginSettings is one [crio.nri.plugin_settings."NN-name"] table.
@@ -94,6 +95,7 @@ func (c *crioNRIConfig) toOptions() []nri.Option {
 	if r := c.PluginReadiness; r != nil && r.Wait != 0 {
 		opts = append(opts, nri.WithPluginReadiness(nri.ReadinessConfig{
 			Wait: nri.Duration(r.Wait), OnTimeout: nri.ReadinessTimeoutAction(r.OnTimeout), ExemptNamespaces: r.ExemptNamespaces,
+			SetupReserve: nri.Duration(r.SetupReserve),
 		}))
 	}
 	return append(opts, c.budgetOptions()...)

@@ -56,6 +56,10 @@ type options struct {
 	serverOpts       []ttrpc.ServerOpt
 	nriVersion       string
 	defaultValidator *validator.DefaultValidator // nil: off
+	// requirements is the default_validator table's required_plugins and
+	// tolerate annotation, enabled or not, for the readiness gate; nil:
+	// no table.
+	requirements     *validator.DefaultValidatorConfig
 	readiness        readinessOptions
 	readinessChanges func(Readiness)
 	wasm             wasmOptions
@@ -242,6 +246,7 @@ func positiveDuration(what string, d time.Duration, set func(*options)) Option {
 // never dropped nor timed out, and plugins do not see it.
 func WithDefaultValidator(cfg *validator.DefaultValidatorConfig) Option {
 	return func(o *options) error {
+		o.requirements = requirementsOf(cfg)
 		if cfg == nil || !cfg.Enable {
 			o.defaultValidator = nil
 			return nil

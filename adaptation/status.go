@@ -217,7 +217,8 @@ func (a *Adaptation) statusSettings() StatusSettings {
 	}
 	s.PluginSettings = copySettings(o.pluginSettings)
 	if r := o.readiness; r.wait > 0 {
-		s.PluginReadiness = &ReadinessConfig{Wait: Duration(r.wait), OnTimeout: r.onTimeout, ExemptNamespaces: slices.Clone(r.exempt)}
+		s.PluginReadiness = &ReadinessConfig{Wait: Duration(r.wait), OnTimeout: r.onTimeout, ExemptNamespaces: slices.Clone(r.exempt),
+			SetupReserve: Duration(r.setupReserve)}
 	}
 	return s
 }

@@ -37,6 +37,7 @@ type fakePlugins struct {
 	ids       []string          // sorted, so that ActiveAs is deterministic
 	backoff   map[string]time.Time
 	worstCase time.Duration
+	expected  time.Duration // every awaited plugin's ExpectedTimeout
 }
 
 func newFakePlugins() *fakePlugins {
@@ -95,6 +96,12 @@ func (f *fakePlugins) RunPodSandboxWorstCase() time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.worstCase
+}
+
+func (f *fakePlugins) ExpectedTimeout(string) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.expected
 }
 
 // fixture is a tracker over fake plugins whose log lines a test reads.

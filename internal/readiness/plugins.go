@@ -23,6 +23,11 @@ type Plugins interface {
 	// take with the active plugins: the sum of the request timeouts of
 	// those that take it.
 	RunPodSandboxWorstCase() time.Duration
+	// ExpectedTimeout is the request timeout a plugin the required name
+	// matches will have once it joins (the longest, if the name matches
+	// instances that would have different ones): what its RunPodSandbox
+	// call may take.
+	ExpectedTimeout(name string) time.Duration
 }
 
 // Plugin is an active plugin, as the gate sees it.

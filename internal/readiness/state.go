@@ -57,6 +57,9 @@ const (
 	// Only RunPodSandbox's error or warning tells it; State never does,
 	// since the plugin is active.
 	NoAnswer MissingState = "no-answer"
+	// JoinedLate: it joined while the pod waited, too late for the pod's
+	// deadline. Only AwaitPlugins' error or warning tells it.
+	JoinedLate MissingState = "joined-late"
 )
 
 // Missing is one required plugin that is not active, and its story: the
@@ -92,6 +95,8 @@ func (m Missing) String() string {
 		return fmt.Sprintf("%s registered and is synchronizing since %s", who, at(m.Time))
 	case NoAnswer:
 		return fmt.Sprintf("%s did not answer RunPodSandbox (timed out, or the event's deadline left it no time)", who)
+	case JoinedLate:
+		return fmt.Sprintf("%s joined too late for this pod's deadline", who)
 	case NotStarted:
 		return fmt.Sprintf("%s: NRI is not started", who)
 	}
