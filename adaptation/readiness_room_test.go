@@ -139,3 +139,30 @@ func TestAwaitPluginsLateJoinNeverEndsInDeadlineExceeded(t *testing.T) {
 		})
 	}
 }
+
+// TestNRIPluginsReadyFollowsPodsThatLackedAPlugin: with no node-level
+// required plugin, NRIPluginsReady turns false once a pod whose annotation
+// requires an absent plugin is held and fails, says which plugin and which
+// pod, and turns true again when that plugin joins.
+func TestNRIPluginsReadyFollowsPodsThatLackedAPlugin(t *testing.T) {
+	cfg := adaptation.Config{PluginReadiness: &adaptation.ReadinessConfig{Wait: adaptation.Duration(100 * time.Millisecond)}}
+	e := newEnv(t, cfg.Options()...)
+	e.start()
+	if c := e.a.Readiness().Condition(); !c.Status {
+		t.Fatalf("condition %+v before any pod, want ready", c)
+	}
+	pod := testPod("web")
+	pod.Annotations = map[string]string{validator.RequiredPlugins: "[gate]"}
+	if err := e.a.AwaitPlugins(context.Background(), pod); !errors.Is(err, adaptation.ErrPluginsNotReady) {
+		t.Fatalf("AwaitPlugins: %v, want ErrPluginsNotReady", err)
+	}
+	c := e.a.Readiness().Condition()
+	if c.Status || c.Reason != adaptation.ConditionPluginsNotActive || c.Message != `"gate" never connected (required by pod default/pod-web)` {
+		t.Errorf("condition %+v, want not ready naming gate and the pod", c)
+	}
+	e.external(gateIdx, gateName, testplugin.Config{})
+	e.waitPlugins(gateID)
+	if r := e.a.Readiness(); !r.Ready {
+		t.Errorf("Readiness %+v once the plugin joined, want ready", r)
+	}
+}

@@ -149,6 +149,9 @@ func (r *Tracker) atBound(pod *api.PodSandbox, required []string, why string) er
 // notReady fails the pod for its missing plugins, or under "proceed" logs
 // the warning and returns nil.
 func (r *Tracker) notReady(pod *api.PodSandbox, missing []Missing, why, warning string) error {
+	r.mu.Lock()
+	r.wantLocked(pod.GetNamespace()+"/"+pod.GetName(), missing)
+	r.mu.Unlock()
 	if r.cfg.Proceed {
 		r.cfg.Log.WithFields(logrus.Fields{"pod": pod.GetNamespace() + "/" + pod.GetName(), "missing": stories(missing), "why": why}).
 			Warn(warning)

@@ -75,10 +75,21 @@ type Missing struct {
 	Time   time.Time
 	// BackoffUntil is when a plugin in its sync back-off may register again.
 	BackoffUntil time.Time
+	// Pod is, for a plugin no node-level setting requires, the last pod
+	// ("namespace/name") whose annotation required it and that lacked it.
+	Pod string
 }
 
-// String tells the story in one line: `"foo" left at 10:04:05 (connection lost)`.
+// String tells the story in one line: `"foo" left at 10:04:05 (connection
+// lost)`, and for a plugin a pod required, `(required by pod default/web)`.
 func (m Missing) String() string {
+	if m.Pod != "" {
+		return m.story() + " (required by pod " + m.Pod + ")"
+	}
+	return m.story()
+}
+
+func (m Missing) story() string {
 	at := func(t time.Time) string { return t.Format(time.TimeOnly) }
 	who := fmt.Sprintf("%q", m.Name)
 	if m.Plugin != "" && m.Plugin != m.Name {
