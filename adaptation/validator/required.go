@@ -19,42 +19,70 @@ import (
 // annotation says "true". A tolerate or RequiredPlugins annotation that does
 // not parse rejects it too: the pod asked for something unclear.
 func checkRequiredPlugins(cfg *DefaultValidatorConfig, req *api.ValidateContainerAdjustmentRequest) string {
+	m, err := missingRequired(cfg, req)
+	if err != nil {
+		return err.Error()
+	}
+	reason := ""
+	if len(m.configured) > 0 {
+		reason = fmt.Sprintf("required_plugins: %s", notConsulted(m.configured))
+	}
+	if len(m.annotated) > 0 {
+		reason = joinReasons(reason, fmt.Sprintf("annotation %s: %s", m.found, notConsulted(m.annotated)))
+	}
+	return reason
+}
+
+// missing are the required plugins that did not handle a creation: the
+// configured ones, then those the annotation found under key found adds.
+type missing struct {
+	configured, annotated []string
+	found                 string
+}
+
+// missingRequired finds the required plugins that did not handle the
+// creation; none when the pod tolerates it. A tolerate or RequiredPlugins
+// annotation that does not parse is an error.
+func missingRequired(cfg *DefaultValidatorConfig, req *api.ValidateContainerAdjustmentRequest) (missing, error) {
+	var m missing
 	pod, ctr := req.GetPod(), req.GetContainer().GetName()
 	if key := cfg.TolerateMissingAnnotation; key != "" {
 		if value, found, ok := effectiveAnnotation(pod, key, ctr); ok {
 			tolerate, err := parseTolerate(value, found)
-			if err != nil {
-				return err.Error()
-			}
-			if tolerate {
-				return ""
+			if err != nil || tolerate {
+				return m, err
 			}
 		}
 	}
-	var missing []string
 	for _, name := range cfg.RequiredPlugins {
-		if !consulted(req, name) && !slices.Contains(missing, name) {
-			missing = append(missing, name)
+		if !consulted(req, name) && !slices.Contains(m.configured, name) {
+			m.configured = append(m.configured, name)
 		}
-	}
-	reason := ""
-	if len(missing) > 0 {
-		reason = fmt.Sprintf("required_plugins: %s", notConsulted(missing))
 	}
 	annotated, found, err := annotatedPlugins(pod, ctr)
 	if err != nil {
-		return err.Error()
+		return missing{}, err
 	}
-	missing = missing[:0]
+	m.found = found
 	for _, name := range annotated {
-		if !consulted(req, name) && !slices.Contains(cfg.RequiredPlugins, name) && !slices.Contains(missing, name) {
-			missing = append(missing, name)
+		if !consulted(req, name) && !slices.Contains(cfg.RequiredPlugins, name) && !slices.Contains(m.annotated, name) {
+			m.annotated = append(m.annotated, name)
 		}
 	}
-	if len(missing) > 0 {
-		reason = joinReasons(reason, fmt.Sprintf("annotation %s: %s", found, notConsulted(missing)))
+	return m, nil
+}
+
+// MissingPlugins lists the required plugins, configured and annotated, that
+// did not handle the creation req describes: those its required-plugins
+// rule rejects it for, so that the runtime can say why each is missing.
+// It is empty when the pod tolerates missing plugins, or an annotation
+// does not parse.
+func (v *DefaultValidator) MissingPlugins(req *api.ValidateContainerAdjustmentRequest) []string {
+	m, err := missingRequired(&v.cfg, req)
+	if err != nil {
+		return nil
 	}
-	return reason
+	return append(m.configured, m.annotated...)
 }
 
 // annotatedPlugins reads the RequiredPlugins annotation that applies to the

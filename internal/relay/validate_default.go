@@ -6,6 +6,8 @@ package relay
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/nrikit/nrikit/api"
 )
@@ -25,6 +27,9 @@ func (r *Relay) validateByDefault(ctx context.Context, req *api.ValidateContaine
 		return nil
 	}
 	if err := v.ValidateContainerAdjustment(ctx, req); err != nil {
+		if missing := v.MissingPlugins(req); len(missing) > 0 {
+			err = fmt.Errorf("%w (why: %s)", err, strings.Join(r.readiness.Explain(missing), "; "))
+		}
 		r.logCtx(ctx).WithField("event", api.Event_CREATE_CONTAINER.Name()).WithField("container", req.GetContainer().GetId()).
 			WithError(err).Warn("nrikit: the default validator rejected the container")
 		return defaultRejection{err}
