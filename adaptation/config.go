@@ -40,7 +40,8 @@ type Config struct {
 	// restarts; "" keeps it in memory only.
 	WASMCompilationCacheDir string `json:"wasm_compilation_cache_dir,omitempty" toml:"wasm_compilation_cache_dir"`
 	// ContainerRecords keeps the record of which plugin changed what for
-	// this many containers (Adaptation.ContainerRecord); 0 keeps none.
+	// this many containers (Adaptation.ContainerRecord); 0 keeps
+	// DefaultContainerRecords, a negative number (-1) keeps none.
 	ContainerRecords int `json:"container_records,omitempty" toml:"container_records"`
 	// StatusSocket serves Status over HTTP on this unix socket; "" serves
 	// none.
@@ -75,6 +76,7 @@ func DefaultConfig() *Config {
 		WASMMemoryLimit:  DefaultWASMMemoryLimit,
 		DeadlineReserve:  Duration(DefaultDeadlineReserve),
 		BudgetCheck:      BudgetWarn,
+		ContainerRecords: DefaultContainerRecords,
 	}
 }
 
@@ -114,7 +116,10 @@ func (c Config) Options() []Option {
 		opts = append(opts, WithWASMMemoryLimit(c.WASMMemoryLimit))
 	}
 	addString(c.WASMCompilationCacheDir, WithWASMCompilationCacheDir)
-	if c.ContainerRecords != 0 {
+	switch {
+	case c.ContainerRecords < 0:
+		opts = append(opts, WithContainerRecords(0))
+	case c.ContainerRecords > 0:
 		opts = append(opts, WithContainerRecords(c.ContainerRecords))
 	}
 	addString(c.StatusSocket, WithStatusSocket)

@@ -87,6 +87,7 @@ func defaultOptions() options {
 		wasm:             wasmOptions{memoryLimit: DefaultWASMMemoryLimit},
 		deadlineReserve:  DefaultDeadlineReserve,
 		budgetCheck:      BudgetWarn,
+		containerRecords: DefaultContainerRecords,
 	}
 }
 

@@ -16,11 +16,20 @@ import (
 // a few hundred bytes and the owners' tables.
 const MaxContainerRecords = 1 << 16
 
+// DefaultContainerRecords is how many containers' records are kept unless
+// the runtime says otherwise: more than a node's containers (kubelet runs
+// at most 110 pods by default), so that "which plugin changed this
+// container" has an answer on a node where nobody turned records on
+// before the incident. Slots for them are allocated at New (about 100 KiB);
+// recording a creation allocates nothing of its own.
+const DefaultContainerRecords = 512
+
 // WithContainerRecords keeps, for the newest n live containers, the record
 // of which plugin set which field and which validators approved, and the
 // updates plugins made since (see Adaptation.ContainerRecord). A record
 // goes when its container is removed; when n containers are recorded, the
-// oldest live one's record makes room for a new one. 0, the default, keeps none; n must be within 0 and
+// oldest live one's record makes room for a new one. Without this option
+// DefaultContainerRecords are kept; 0 keeps none; n must be within 0 and
 // MaxContainerRecords.
 func WithContainerRecords(n int) Option {
 	return func(o *options) error {

@@ -123,6 +123,8 @@ func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own
 	}
 	if owners {
 		opts = append(opts, adaptation.WithContainerRecords(recordsKept))
+	} else {
+		opts = append(opts, adaptation.WithContainerRecords(0))
 	}
 	if len(cfg.required) > 0 {
 		opts = append(opts, requiredPluginsOption(cfg.required))

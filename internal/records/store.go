@@ -122,12 +122,20 @@ func New(n int) *Store {
 	if n > 0 {
 		r.slots = make([]recordSlot, n)
 		r.index = make(map[string]int, n)
+		// Room for a few validators' ids in every slot, in one array, so
+		// that a slot's first record allocates none either.
+		ids := make([]string, n*validatorsPerSlot)
 		for i := n - 1; i >= 0; i-- {
+			r.slots[i].validators = ids[i*validatorsPerSlot : i*validatorsPerSlot : (i+1)*validatorsPerSlot]
 			r.pushFreeLocked(i)
 		}
 	}
 	return r
 }
+
+// validatorsPerSlot is how many validator plugins' ids a slot holds without
+// allocating; a creation with more allocates that slot a bigger array once.
+const validatorsPerSlot = 4
 
 // On tells whether records are kept: what a creation's caller checks
 // before it computes what to record.
