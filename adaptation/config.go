@@ -77,6 +77,12 @@ func DefaultConfig() *Config {
 		DeadlineReserve:  Duration(DefaultDeadlineReserve),
 		BudgetCheck:      BudgetWarn,
 		ContainerRecords: DefaultContainerRecords,
+		// Present but empty or off, so that a printed default config
+		// (containerd's config default) shows these tables and their keys.
+		PluginSettings: map[string]PluginSettings{},
+		PluginReadiness: &ReadinessConfig{
+			OnTimeout: ReadinessFail, ExemptNamespaces: []string{}, SetupReserve: Duration(DefaultSetupReserve),
+		},
 	}
 }
 

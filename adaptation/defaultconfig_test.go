@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 // configured applies a Config's options to the defaults, as New does.
@@ -57,8 +59,27 @@ func TestDefaultConfigMarshalsItsValues(t *testing.T) {
 		}
 	}
 	var back Config
-	if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(&back, DefaultConfig()) {
+	err = json.Unmarshal(data, &back)
+	// JSON leaves out the empty table and list (omitempty); TOML shows them.
+	back.PluginSettings, back.PluginReadiness.ExemptNamespaces = map[string]PluginSettings{}, []string{}
+	if err != nil || !reflect.DeepEqual(&back, DefaultConfig()) {
 		t.Errorf("DefaultConfig does not read back: %+v, %v", back, err)
+	}
+}
+
+// TestDefaultConfigPrintsEveryTable: a runtime that prints its default
+// config (containerd's config default) shows the plugin_readiness table
+// with its keys, plugin_settings, and container_records' default.
+func TestDefaultConfigPrintsEveryTable(t *testing.T) {
+	var b strings.Builder
+	if err := toml.NewEncoder(&b).Encode(DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"container_records = 512", "[plugin_settings]", "[plugin_readiness]",
+		`wait = "0s"`, `on_timeout = "fail"`, "exempt_namespaces = []", `setup_reserve = "2s"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the default config prints as\n%s\nwithout %s", b.String(), want)
+		}
 	}
 }
 
