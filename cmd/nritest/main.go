@@ -69,6 +69,9 @@ type config struct {
 	version        bool
 	conformance    bool
 	statusOf       string // --status-of: the status socket to query
+	container      string // --container: the record to fetch with --status-of
+	configFile     string // --config: the runtime's NRI table
+	runtimeConfig  *adaptation.Config
 }
 
 const usageText = `Usage: nritest [flags]
@@ -90,7 +93,16 @@ what in each CreateContainer, so that the report attributes changes;
 --no-owners turns them off. The report ends with nrikit's status: each
 plugin's calls per event by outcome, their latency and its last error.
 --status-of PATH prints instead the status a running runtime serves on its
-status socket (status_socket), and exits 1 when it cannot be reached.
+status socket (status_socket): readiness, each plugin's effective timeout
+and failure policy and where they came from, calls, last errors (of plugins
+that left too), handshakes and recent changes; with --container ID, that
+container's record. It exits 1 when it cannot be reached.
+
+--config FILE runs the lifecycle under the runtime's NRI table (containerd's
+config.toml, or the table alone): its plugin_settings, plugin_readiness (the
+pod waits in AwaitPlugins as a runtime's would; its required-plugins
+annotation comes from --pod-annotation), default_validator and budgets, with
+nritest's own plugins and socket.
 
 --conformance runs a fixed script of lifecycle cases instead, and checks
 every plugin (pre-installed, external or sample) against the lifecycle
@@ -142,7 +154,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&c.conformance, "conformance", false, "run the conformance script and check each plugin against the lifecycle contract (see above)")
 	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr as they come (default: its warnings, less deprecations, after the report)")
-	fs.StringVar(&c.statusOf, "status-of", "", "print the status a running runtime serves on its status socket `PATH` (status_socket) and exit; only --json goes with it")
+	fs.StringVar(&c.statusOf, "status-of", "", "print the status a running runtime serves on its status socket `PATH` (status_socket) and exit; only --json and --container go with it")
+	fs.StringVar(&c.container, "container", "", "with --status-of: print the record of the container `ID` instead (who changed what in it)")
+	fs.StringVar(&c.configFile, "config", "", "rehearse the runtime's NRI table in `FILE` (containerd's config.toml, the table's keys alone, or Config's JSON): its plugin_settings, plugin_readiness, default_validator, budgets; not its paths or socket")
 	fs.BoolVar(&c.version, "version", false, "print nritest's version (nrikit's) and the NRI version it announces, and exit")
 	fs.Usage = func() {} // the flag package's error line is enough
 	err := fs.Parse(args)
@@ -154,6 +168,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	}
 	if err == nil && c.statusOf != "" {
 		err = onlyJSONWithStatusOf(fs)
+	}
+	if err == nil && c.container != "" && c.statusOf == "" {
+		err = errors.New("--container needs --status-of: it asks a running runtime for the record")
+	}
+	if err == nil && c.configFile != "" {
+		err = c.readRuntimeConfig(fs)
 	}
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stderr, "nritest: %v\n", err)
@@ -215,6 +235,20 @@ func notWithConformance(fs *flag.FlagSet) error {
 	return err
 }
 
+// readRuntimeConfig reads --config, and takes from it the timeouts no flag
+// set.
+func (c *config) readRuntimeConfig(fs *flag.FlagSet) error {
+	file, err := loadRuntimeConfig(c.configFile)
+	if err != nil {
+		return fmt.Errorf("--config %s: %w", c.configFile, err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	c.takeTimeouts(file, set)
+	c.runtimeConfig = &file
+	return nil
+}
+
 // checkDir refuses a directory flag that names no directory: nrikit would
 // quietly run without the plugins the user meant to test.
 func checkDir(flagName, dir string) error {
@@ -243,7 +277,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "nritest %s (NRI %s, %s)\n", nrikit.Version, adaptation.Version, runtime.Version())
 		return exitOK
 	case cfg.statusOf != "":
-		return printStatusOf(ctx, cfg.statusOf, cfg.json, stdout, stderr)
+		return printStatusOf(ctx, cfg.statusOf, cfg.container, cfg.json, stdout, stderr)
 	}
 	var quiet []string
 	if cfg.conformance {
