@@ -186,6 +186,9 @@ func (r *Relay) countAdjustments(p *plugin, ev api.Event, adjusted bool, updates
 // logDiscarded reports updates dropped because they conflicted while their
 // plugin allowed failure (ignore_failure).
 func (r *Relay) logDiscarded(ctx context.Context, ev api.Event, discarded []error) {
+	if len(discarded) == 0 {
+		return
+	}
 	log := r.logCtx(ctx).WithField("event", ev.Name())
 	for i, err := range discarded {
 		if i == maxDiscardedLogged {
