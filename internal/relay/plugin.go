@@ -58,7 +58,8 @@ type plugin struct {
 	timeout                 time.Duration
 	timeoutFrom, policyFrom string
 
-	busy chan struct{} // one slot: the request in progress
+	busy  chan struct{} // one slot: the request in progress
+	clock callClock     // ends its calls at their own deadlines (socket plugins)
 	// joinReported is closed once the plugin's joining has been reported,
 	// which its leaving must follow.
 	joinReported chan struct{}
@@ -164,15 +165,20 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 	callerFirst := callerDeadlineFirst(ctx, timeout)
 	if p.inProcess() {
 		ctx = withOwnDeadline(ctx, start.Add(timeout))
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, ErrPluginTimeout)
+		defer cancel()
+	} else {
+		var call callEnd
+		ctx, call = p.clock.withDeadline(ctx, start.Add(timeout))
+		defer call.end()
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrPluginTimeout)
-	defer cancel()
 	select {
 	case p.busy <- struct{}{}:
 	case <-p.closed:
 		return ErrPluginClosed
 	case <-ctx.Done():
-		return fmt.Errorf("waiting for an earlier request: %w", context.Cause(ctx))
+		return fmt.Errorf("waiting for an earlier request: %w", causeOf(ctx))
 	}
 	defer func() { <-p.busy }()
 	if p.isClosed() || p.violation.Load() != nil {
