@@ -97,31 +97,6 @@ func (p *peer) send(msgs ...[]byte) {
 	}
 }
 
-func ttrpcMessage(stream uint32, typ guard.MessageType, payload []byte) []byte {
-	return append(guard.AppendHeader(nil, guard.Header{Length: uint32(len(payload)), StreamID: stream, Type: typ}), payload...)
-}
-
-func encode(t testing.TB, m proto.Message) []byte {
-	t.Helper()
-	b, err := proto.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// reply is the plugin's answer on stream: rsp's encoding and status st.
-func reply(t testing.TB, stream uint32, rsp proto.Message, st *status.Status) []byte {
-	r := &ttrpc.Response{}
-	if rsp != nil {
-		r.Payload = encode(t, rsp)
-	}
-	if st != nil {
-		r.Status = st.Proto()
-	}
-	return ttrpcMessage(stream, guard.TypeResponse, encode(t, r))
-}
-
 // services are the two ways nrikit calls a plugin: its own client, and
 // ttrpc's (with the runtime's client options) with the same string check.
 var services = []struct {
