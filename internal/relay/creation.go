@@ -76,6 +76,7 @@ func (c *creation) encode() {
 	default:
 		c.result, c.handled = merge.NewCreate(c.req), consulted{}
 	}
+	c.result.LimitEvictions(c.r.lifecycle)
 }
 
 // adjust calls each plugin that takes CreateContainer, in order, merging
@@ -128,6 +129,7 @@ func (c *creation) record(ctx context.Context, merged *api.CreateContainerRespon
 		return nil, err
 	}
 	r.logDiscarded(ctx, api.Event_CREATE_CONTAINER, c.result.Discarded())
+	r.logIgnoredEvictions(ctx, api.Event_CREATE_CONTAINER, c.result.IgnoredEvictions())
 	if r.cfg.Records.On() {
 		r.cfg.Records.Created(ctr, c.result.OwnersOf(ctr.GetId()), r.cfg.DefaultValidator != nil,
 			len(consulted), func(i int) string { return consulted[i].id })

@@ -127,6 +127,7 @@ func (r *Relay) UpdateContainer(ctx context.Context, req *api.UpdateContainerReq
 	}
 	defer release()
 	result := merge.NewUpdate(req)
+	result.LimitEvictions(r.lifecycle)
 	collect := func(p *plugin, rsp *api.UpdateContainerResponse) error {
 		r.countAdjustments(p, api.Event_UPDATE_CONTAINER, false, rsp.GetUpdate(), rsp.GetEvict())
 		return mergeError(result.Apply(p.id, rsp))
@@ -135,6 +136,7 @@ func (r *Relay) UpdateContainer(ctx context.Context, req *api.UpdateContainerReq
 		return nil, err
 	}
 	r.logDiscarded(ctx, api.Event_UPDATE_CONTAINER, result.Discarded())
+	r.logIgnoredEvictions(ctx, api.Event_UPDATE_CONTAINER, result.IgnoredEvictions())
 	r.cfg.Records.UpdatesMerged(records.ByReply, result.Updated(), result.OwnersOf)
 	return result.Response(), nil
 }
@@ -193,6 +195,14 @@ func (r *Relay) logDiscarded(ctx context.Context, ev api.Event, discarded []erro
 			return
 		}
 		log.WithError(err).Info("nrikit: conflicting update ignored as its plugin allowed")
+	}
+}
+
+// logIgnoredEvictions reports evictions dropped because the runtime does
+// not have their container: one line per plugin's reply.
+func (r *Relay) logIgnoredEvictions(ctx context.Context, ev api.Event, ignored []error) {
+	for _, err := range ignored {
+		r.logCtx(ctx).WithField("event", ev.Name()).WithError(err).Info("nrikit: evictions of unknown containers ignored")
 	}
 }
 
