@@ -79,6 +79,7 @@ func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*
 		return nil, errors.New("nrikit: sync callback called after the runtime's sync function returned")
 	}
 	s.called = true
+	s.a.readiness.SyncCalledBack(s.p.id) // what holds it from now is not the runtime's lock
 	s.release = s.a.barrier.EnterExclusive()
 	s.pods, s.ctrs = s.a.lifecycle.Reconcile(pods, ctrs, min(s.p.arrived, s.since))
 	updates, err := s.a.sendSnapshot(ctx, s.p, s.pods, s.ctrs)
