@@ -212,7 +212,10 @@ func WithTTRPCOptions(clientOpts []ttrpc.ClientOpts, serverOpts []ttrpc.ServerOp
 // by that group. Without it the socket is 0600 in a 0700 directory. A
 // directory that exists already is changed only when it is the runtime's
 // own 0700 one (as nrikit creates it); any other is left as the operator
-// made it. An unknown group fails New.
+// made it. Directories created above it are the group's too, and Start
+// fails, naming it, when one above that the group's members cannot search
+// is in the way. An unknown group, or a gid the kernel cannot store (beyond
+// 4294967294), fails New.
 func WithSocketGroup(group string) Option {
 	return func(o *options) error {
 		g, err := accept.LookupGroup(group)
