@@ -77,19 +77,27 @@ func (s PluginSettings) validate(key string) error {
 	if err := validSettingsKey(key); err != nil {
 		return fmt.Errorf("nrikit: %s: not a plugin name or NN-name: %w", path, err)
 	}
-	if d := time.Duration(s.RequestTimeout); d < 0 {
-		return fmt.Errorf("nrikit: %s.request_timeout: must be positive, got %v", path, d)
+	if d := time.Duration(s.RequestTimeout); d != 0 {
+		if err := checkPluginTimeout(path+".request_timeout", d); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // validSettingsKey accepts what a plugin may register as: "NN-name" with a
-// valid index and name, or a valid bare name.
+// valid index and name, or a valid bare name that does not begin like
+// NN-name ("100-dranet" is not the name of plugins of any index, it is a
+// mistyped index).
 func validSettingsKey(key string) error {
-	if idx, name, ok := strings.Cut(key, "-"); ok && api.ValidatePluginIndex(idx) == nil {
-		return api.ValidatePluginName(name)
+	if !relay.IDKey(key) {
+		return api.ValidatePluginName(key)
 	}
-	return api.ValidatePluginName(key)
+	idx, name, _ := strings.Cut(key, "-")
+	if err := api.ValidatePluginIndex(idx); err != nil {
+		return fmt.Errorf("it begins like NN-name, but %q is not a two-digit index", idx)
+	}
+	return api.ValidatePluginName(name)
 }
 
 // settingsOptions is the plugin_settings table as options, in key order so

@@ -5,6 +5,8 @@
 package relay
 
 import (
+	"strings"
+
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
@@ -22,11 +24,31 @@ const (
 // settingsFor is the operator's entry for p: its "NN-name" one, else its
 // "name" one.
 func (c *Config) settingsFor(p *plugin) (Settings, bool) {
-	if s, ok := c.Settings[p.id]; ok {
-		return s, true
-	}
-	s, ok := c.Settings[p.name]
+	s, _, ok := c.settingsOf(p.id, p.name)
 	return s, ok
+}
+
+// settingsOf is the operator's entry for the plugin id (idx-name) and
+// name, and its key: the "NN-name" entry, else the bare name's. A name that
+// begins like NN-name ("10-dranet" at index 05) has no bare entry: its key
+// would be the NN-name entry of another plugin.
+func (c *Config) settingsOf(id, name string) (Settings, string, bool) {
+	if s, ok := c.Settings[id]; ok {
+		return s, id, true
+	}
+	if IDKey(name) {
+		return Settings{}, "", false
+	}
+	s, ok := c.Settings[name]
+	return s, name, ok
+}
+
+// IDKey tells whether a plugin_settings key is an "NN-name" key, one that
+// begins with digits and a '-', rather than a bare name: the key of one
+// index and name. One whose digits are not a valid index is neither.
+func IDKey(key string) bool {
+	idx, _, ok := strings.Cut(key, "-")
+	return ok && idx != "" && strings.Trim(idx, "0123456789") == ""
 }
 
 // applySettings gives p its effective request timeout, from the operator's
