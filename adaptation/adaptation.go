@@ -224,12 +224,16 @@ const ReasonRestarted = "restarted"
 // RestartPlugin restarts the pre-installed plugin id (idx-name): it leaves
 // the dispatch list, gets Shutdown(ReasonRestarted) and its process ends
 // (SIGTERM, then SIGKILL when ctx ends), then it is launched again from the
-// plugin path with its current config, as Start launches it. The new
-// instance registers, is configured and synchronizes like any joining
-// plugin: its snapshot holds the pods and containers alive then.
+// plugin path with its current config, as Start launches it. A
+// pre-installed plugin that crashed or was dropped is launched again the
+// same way. The new instance registers, is configured and synchronizes like
+// any joining plugin: its snapshot holds the pods and containers alive
+// then. No external plugin can take id meanwhile (ErrPluginIDTaken).
 // RestartPlugin returns once the new instance has joined, or with why it did
 // not (that is also reported as a PluginChange). External, builtin and WASM
-// plugins cannot be restarted: nrikit did not start their processes.
+// plugins cannot be restarted: nrikit did not start their processes. A
+// plugin whose file is no longer in the plugin path is no longer installed:
+// the error says so, and its ID is free for external plugins.
 func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
 	return a.relay.RestartPlugin(ctx, id)
 }
