@@ -16,6 +16,7 @@ import (
 
 	"github.com/nrikit/nrikit/adaptation/validator"
 	"github.com/nrikit/nrikit/internal/accept"
+	"github.com/nrikit/nrikit/internal/identity"
 )
 
 // Defaults of every setting; a zero Config and no options give these.
@@ -67,6 +68,8 @@ type options struct {
 	eventBudget      time.Duration             // 0: none
 	deadlineReserve  time.Duration
 	budgetCheck      BudgetCheck
+	peerIdentity     identity.Resolver // nil: pods are not known
+	externalPlugins  ExternalPlugins
 }
 
 func defaultOptions() options {
@@ -83,6 +86,7 @@ func defaultOptions() options {
 		wasm:             wasmOptions{memoryLimit: DefaultWASMMemoryLimit},
 		deadlineReserve:  DefaultDeadlineReserve,
 		budgetCheck:      BudgetWarn,
+		externalPlugins:  ExternalAny,
 	}
 }
 

@@ -27,6 +27,10 @@ type PluginSettings struct {
 	// default: the operator's word wins.
 	FailurePolicy *FailurePolicy `json:"failure_policy,omitempty" toml:"failure_policy"`
 
+	// Peer binds the plugin's name to the processes that may register under
+	// it from the socket; nil: any (see PeerRules).
+	Peer *PeerRules `json:"peer,omitempty" toml:"peer"`
+
 	// A timeout the plugin asks for itself (containerd/nri#304) would be
 	// read here, below the operator's: its wire field is not settled
 	// upstream yet (in v0.12.5 its number is failure_policy's).
@@ -44,7 +48,7 @@ const (
 func relaySettings(in map[string]PluginSettings) map[string]relay.Settings {
 	out := make(map[string]relay.Settings, len(in))
 	for key, s := range in {
-		rs := relay.Settings{RequestTimeout: time.Duration(s.RequestTimeout)}
+		rs := relay.Settings{RequestTimeout: time.Duration(s.RequestTimeout), Peer: s.Peer.rules()}
 		if s.FailurePolicy != nil {
 			fp := nri.FailurePolicy(*s.FailurePolicy)
 			rs.FailurePolicy = &fp
@@ -66,6 +70,7 @@ func WithPluginSettings(key string, s PluginSettings) Option {
 		if o.pluginSettings == nil {
 			o.pluginSettings = map[string]PluginSettings{}
 		}
+		s.Peer = s.Peer.clone() // the caller's may change after
 		o.pluginSettings[key] = s
 		return nil
 	}
@@ -80,6 +85,11 @@ func (s PluginSettings) validate(key string) error {
 	if d := time.Duration(s.RequestTimeout); d != 0 {
 		if err := checkPluginTimeout(path+".request_timeout", d); err != nil {
 			return err
+		}
+	}
+	if s.Peer != nil {
+		if err := s.Peer.rules().Validate(path + ".peer"); err != nil {
+			return fmt.Errorf("nrikit: %w", err)
 		}
 	}
 	return nil

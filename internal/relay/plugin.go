@@ -14,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/identity"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/pluginconn"
@@ -57,6 +58,12 @@ type plugin struct {
 	// policy came from.
 	timeout                 time.Duration
 	timeoutFrom, policyFrom string
+	// settingsKey is the plugin_settings key that applies to it, "" if
+	// none; peer is an external plugin's, as told at its registration
+	// (join_identity.go), nil for others. Both are set before it joins.
+	settingsKey string
+	peer        *identity.Peer
+	peerRules   *identity.Rules // those its peer matched, nil if none
 
 	busy chan struct{} // one slot: the request in progress
 	// joinReported is closed once the plugin's joining has been reported,

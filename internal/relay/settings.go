@@ -55,8 +55,13 @@ func IDKey(key string) bool {
 // settings or the runtime's default; called at each registration.
 func (r *Relay) applySettings(p *plugin) {
 	p.timeout, p.timeoutFrom = r.cfg.Request, FromDefault
-	if s, ok := r.cfg.settingsFor(p); ok && s.RequestTimeout > 0 {
+	s, key, ok := r.cfg.settingsOf(p.id, p.name)
+	p.settingsKey = key
+	if ok && s.RequestTimeout > 0 {
 		p.timeout, p.timeoutFrom = s.RequestTimeout, FromOperator
+	}
+	if p.peer != nil {
+		p.peerRules = s.Peer
 	}
 }
 

@@ -121,7 +121,7 @@ func (r *Relay) join(ctx context.Context, p *plugin) error {
 			defer r.wg.Done()
 			r.forget(old)
 			old.shutdown(ctx, nri.ReasonReplaced, r.cfg.Request)
-			old.log.WithField("reason", nri.ReasonReplaced).Info("nrikit: plugin replaced by a new instance")
+			r.logReplaced(p, old)
 			r.reportLeft(old, "", nri.ReasonReplaced)
 		}()
 	}
