@@ -177,6 +177,10 @@ type PluginInfo struct {
 	// Peer is who holds an external plugin's connection; nil for the
 	// runtime's own plugins.
 	Peer *PluginPeer `json:"peer,omitempty"`
+	// Allow is what the plugin may change, in AllowClasses' order, from
+	// plugin_settings under SettingsKey; nil: everything (not limited),
+	// empty: nothing.
+	Allow []string `json:"allow,omitzero"`
 }
 
 // PluginPeer is the process at the other end of an external plugin's
@@ -210,7 +214,7 @@ func pluginInfo(p relay.PluginInfo) PluginInfo {
 		Plugin: p.Plugin, Index: p.Index, Name: p.Name, Kind: p.Kind, Revision: p.Revision,
 		Events: p.Events, PID: p.PID, FailurePolicy: FailurePolicy(p.FailurePolicy), StateChange: p.StateChange,
 		RequestTimeout: Duration(p.RequestTimeout), RequestTimeoutFrom: p.RequestTimeoutFrom, FailurePolicyFrom: p.FailurePolicyFrom,
-		SettingsKey: p.SettingsKey, Peer: pluginPeer(p.Peer, p.PeerRules),
+		SettingsKey: p.SettingsKey, Peer: pluginPeer(p.Peer, p.PeerRules), Allow: allowNames(p.Allow),
 	}
 }
 

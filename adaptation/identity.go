@@ -2,7 +2,7 @@
 
 // Who may hold a plugin's name: names bound to peers (PeerRules), the runtime's view of a
 // process's pod (WithPeerIdentity), and which names may register from the socket
-// (WithExternalPlugins).
+// (WithExternalPlugins); what a plugin changes outside its scope (ErrOutOfScope).
 
 package adaptation
 
@@ -14,6 +14,7 @@ import (
 
 	"github.com/nrikit/nrikit/internal/identity"
 	"github.com/nrikit/nrikit/internal/relay"
+	"github.com/nrikit/nrikit/internal/scope"
 )
 
 // PeerRules bind a plugin's name to the local processes that may register
@@ -141,3 +142,18 @@ var (
 	// plugin_settings entry.
 	ErrNotConfigured = relay.ErrNotConfigured
 )
+
+// ErrOutOfScope is wrapped by the error of a setup event that a plugin's
+// reply failed by changing what PluginSettings.Allow does not let it; the
+// error names the plugin, the event, the classes it changed outside its
+// scope and the setting, and also matches ErrRejected. Unsolicited updates
+// outside a plugin's scope are refused with it.
+var ErrOutOfScope = relay.ErrOutOfScope
+
+// allowNames is a plugin's scope as PluginInfo reports it.
+func allowNames(s *scope.Set) []string {
+	if s == nil {
+		return nil
+	}
+	return s.Names()
+}

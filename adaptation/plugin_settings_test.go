@@ -191,6 +191,8 @@ func TestBadSettingsFailNew(t *testing.T) {
 			`plugin_settings."dranet".peer.pods: "[x/y": syntax error in pattern`},
 		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"dranet": {Peer: &adaptation.PeerRules{UIDs: []uint32{4294967295}}}}},
 			`plugin_settings."dranet".peer.uids: 4294967295 is beyond the largest id the kernel stores`},
+		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"dranet": {Allow: []string{"env", "environment"}}}},
+			`plugin_settings."dranet".allow: "environment" is not a class of changes; the classes are annotations, mounts, env,`},
 		{adaptation.Config{ExternalPlugins: "some"}, `external_plugins: "some" is not one of any, configured`},
 		{adaptation.Config{RequestTimeout: 1}, `plugin_request_timeout: 1ns is below 1ms`},
 		{adaptation.Config{RegistrationTimeout: adaptation.Duration(10000 * time.Hour)}, `plugin_registration_timeout: 10000h0m0s is beyond 1h0m0s`},

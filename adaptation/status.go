@@ -242,6 +242,7 @@ func copySettings(in map[string]PluginSettings) map[string]PluginSettings {
 			s.FailurePolicy = &fp
 		}
 		s.Peer = s.Peer.clone()
+		s.Allow = cloneAllow(s.Allow)
 		out[key] = s
 	}
 	return out

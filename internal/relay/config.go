@@ -20,6 +20,7 @@ import (
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/readiness"
 	"github.com/nrikit/nrikit/internal/records"
+	"github.com/nrikit/nrikit/internal/scope"
 	"github.com/nrikit/nrikit/internal/status"
 )
 
@@ -101,6 +102,8 @@ type Settings struct {
 	// Peer binds the name to peers: only a connection from one that
 	// matches may register under it from the socket; nil: any.
 	Peer *identity.Rules
+	// Allow is what the plugin may change; nil: everything.
+	Allow *scope.Set
 }
 
 // Builtin is an in-process plugin the runtime links in.

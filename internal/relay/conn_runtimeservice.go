@@ -112,6 +112,9 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	if err := checkUnsolicited(p, updates); err != nil {
 		return nil, err
 	}
+	if err := p.updatesInScope("unsolicited updates", updates); err != nil {
+		return nil, err // the plugin hears why; none reaches the runtime
+	}
 	if s.relay.cfg.Update == nil {
 		return &api.UpdateContainersResponse{Failed: append(updates, unnamed...)}, nil
 	}

@@ -86,11 +86,15 @@ func (c *creation) adjust(ctx context.Context) error {
 	return callEach(ctx, c.r, api.Event_CREATE_CONTAINER, &c.out, api.PluginService.CreateContainer, c.mergeReply, c.dl, nil)
 }
 
-// mergeReply merges one plugin's reply.
+// mergeReply merges one plugin's reply, when it changes only what the
+// plugin may change.
 func (c *creation) mergeReply(p *plugin, rsp *api.CreateContainerResponse) error {
 	c.out.changed()
 	c.handled.add(p)
 	c.r.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
+	if err := p.createInScope(rsp); err != nil {
+		return err
+	}
 	return mergeError(c.result.Apply(p.id, rsp))
 }
 

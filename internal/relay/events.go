@@ -130,6 +130,9 @@ func (r *Relay) UpdateContainer(ctx context.Context, req *api.UpdateContainerReq
 	result.LimitEvictions(r.lifecycle)
 	collect := func(p *plugin, rsp *api.UpdateContainerResponse) error {
 		r.countAdjustments(p, api.Event_UPDATE_CONTAINER, false, rsp.GetUpdate(), rsp.GetEvict())
+		if err := p.updateInScope(rsp, req.GetContainer().GetId()); err != nil {
+			return err
+		}
 		return mergeError(result.Apply(p.id, rsp))
 	}
 	if err := fanOutUntil(ctx, r, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect, dl); err != nil {
@@ -154,7 +157,11 @@ func (r *Relay) StopContainer(ctx context.Context, req *api.StopContainerRequest
 	result := merge.NewStop(req)
 	collect := func(p *plugin, rsp *api.StopContainerResponse) error {
 		r.countAdjustments(p, api.Event_STOP_CONTAINER, false, rsp.GetUpdate(), nil)
-		if err := result.Apply(p.id, rsp); err != nil {
+		err := p.stopInScope(rsp)
+		if err == nil {
+			err = result.Apply(p.id, rsp)
+		}
+		if err != nil {
 			p.logCtx(ctx).WithError(err).Warn("nrikit: updates from StopContainer dropped")
 		}
 		return nil

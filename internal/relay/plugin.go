@@ -19,6 +19,7 @@ import (
 	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/pluginconn"
 	"github.com/nrikit/nrikit/internal/ratelog"
+	"github.com/nrikit/nrikit/internal/scope"
 	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
@@ -64,6 +65,10 @@ type plugin struct {
 	settingsKey string
 	peer        *identity.Peer
 	peerRules   *identity.Rules // those its peer matched, nil if none
+	// allow is what the operator allows it to change (scope.go), All
+	// unless limited; scopeLog bounds the warnings of a limited one.
+	allow    scope.Set
+	scopeLog *ratelog.Limiter
 
 	busy chan struct{} // one slot: the request in progress
 	// joinReported is closed once the plugin's joining has been reported,
@@ -119,6 +124,7 @@ func newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn tran
 		policyFrom:   FromDefault,
 		log:          log.WithField("plugin", id),
 		slowLog:      newSlowLog(),
+		allow:        scope.All, // the operator's, from its handshake (applySettings)
 		stats:        &status.Counters{},
 	}
 }

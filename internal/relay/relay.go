@@ -18,6 +18,7 @@ import (
 	"github.com/nrikit/nrikit/internal/lifecycle"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/readiness"
+	"github.com/nrikit/nrikit/internal/scope"
 	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
@@ -107,6 +108,8 @@ type PluginInfo struct {
 	// for other plugins, or an unbound name.
 	Peer      *identity.Peer
 	PeerRules *identity.Rules
+	// Allow is what the operator allows it to change; nil: everything.
+	Allow *scope.Set
 	// Stats are the instance's call counters.
 	Stats *status.Counters
 }
@@ -126,7 +129,7 @@ func (p *plugin) info() PluginInfo {
 		Events: eventNames(p.events), PID: p.conn.PID(), FailurePolicy: p.policy,
 		StateChange:    p.compat.stateChange.Load(),
 		RequestTimeout: p.timeout, RequestTimeoutFrom: p.timeoutFrom, FailurePolicyFrom: p.policyFrom,
-		SettingsKey: p.settingsKey, Peer: p.peer, PeerRules: p.peerRules,
+		SettingsKey: p.settingsKey, Peer: p.peer, PeerRules: p.peerRules, Allow: p.allowed(),
 		Stats: p.stats,
 	}
 }

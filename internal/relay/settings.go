@@ -52,7 +52,8 @@ func IDKey(key string) bool {
 }
 
 // applySettings gives p its effective request timeout, from the operator's
-// settings or the runtime's default; called at each registration.
+// settings or the runtime's default, and its scope; called at each
+// registration.
 func (r *Relay) applySettings(p *plugin) {
 	p.timeout, p.timeoutFrom = r.cfg.Request, FromDefault
 	s, key, ok := r.cfg.settingsOf(p.id, p.name)
@@ -63,6 +64,7 @@ func (r *Relay) applySettings(p *plugin) {
 	if p.peer != nil {
 		p.peerRules = s.Peer
 	}
+	p.applyScope(s)
 }
 
 // effectivePolicy is p's failure policy and where it came from: the

@@ -83,7 +83,11 @@ func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*
 	s.release = s.a.barrier.EnterExclusive()
 	s.pods, s.ctrs = s.a.lifecycle.Reconcile(pods, ctrs, min(s.p.arrived, s.since))
 	updates, err := s.a.sendSnapshot(ctx, s.p, s.pods, s.ctrs)
-	return withResources(updates), err
+	updates = withResources(updates)
+	if s.p.updatesInScope("updates from Synchronize", updates) != nil {
+		updates = nil // logged; the plugin joins, its updates are not applied
+	}
+	return updates, err
 }
 
 func (s *syncRun) result() ([]*api.PodSandbox, []*api.Container, bool) {
