@@ -44,6 +44,7 @@ type crioPluginSettings struct {
 	RequestTimeout time.Duration      `toml:"nri_request_timeout"`
 	FailurePolicy  *nri.FailurePolicy `toml:"nri_failure_policy"`
 	Peer           *nri.PeerRules     `toml:"nri_peer"`
+	Allow          []string           `toml:"nri_allow"`
 }
 
 // crioValidatorConfig is CRI-O's [crio.nri.default_validator] table: eight
@@ -106,7 +107,7 @@ func (c *crioNRIConfig) budgetOptions() []nri.Option {
 	var opts []nri.Option
 	for key, s := range c.PluginSettings {
 		opts = append(opts, nri.WithPluginSettings(key, nri.PluginSettings{
-			RequestTimeout: nri.Duration(s.RequestTimeout), FailurePolicy: s.FailurePolicy, Peer: s.Peer}))
+			RequestTimeout: nri.Duration(s.RequestTimeout), FailurePolicy: s.FailurePolicy, Peer: s.Peer, Allow: s.Allow}))
 	}
 	if c.ExternalPlugins != "" {
 		opts = append(opts, nri.WithExternalPlugins(nri.ExternalPlugins(c.ExternalPlugins)))
