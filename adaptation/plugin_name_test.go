@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/testplugin"
@@ -109,8 +111,7 @@ func TestRestartRacedByClaimsEndsWithTheRelaunchedPlugin(t *testing.T) {
 }
 
 // TestRestartPluginNeedsAPluginOfThePluginPath: RestartPlugin refuses an
-// external plugin (nrikit did not start it), an ID that is nobody's, and
-// a second restart of a plugin while one is in progress.
+// external plugin (nrikit did not start it) and an ID that is nobody's.
 func TestRestartPluginNeedsAPluginOfThePluginPath(t *testing.T) {
 	e := newEnv(t)
 	e.start()
@@ -121,6 +122,49 @@ func TestRestartPluginNeedsAPluginOfThePluginPath(t *testing.T) {
 	}
 	if err := e.a.RestartPlugin(context.Background(), "30-none"); err == nil || !strings.Contains(err.Error(), "no such plugin") {
 		t.Errorf("restarting a plugin that is nobody's: %v, want no such plugin", err)
+	}
+}
+
+// TestSecondRestartWhileOneIsInProgressIsRefused: a restart of a plugin
+// whose relaunched instance is still in its handshake refuses a second
+// one, saying so; once the first failed (the instance hangs in Configure),
+// RestartPlugin brings back the dropped plugin.
+func TestSecondRestartWhileOneIsInProgressIsRefused(t *testing.T) {
+	e := newEnv(t, adaptation.WithRequestTimeout(500*time.Millisecond))
+	e.preinstall("10", "dranet", testplugin.Config{})
+	e.start()
+	e.waitPlugins("10-dranet")
+	pid := e.a.Plugins()[0].PID
+	registered := func() (n int) {
+		for _, en := range e.logged(logrus.Fields{"plugin": "10-dranet"}) {
+			if en.Message == "nrikit: plugin registered" {
+				n++
+			}
+		}
+		return n
+	}
+	before := registered()
+
+	e.preinstall("10", "dranet", testplugin.Config{Behaviours: map[string]testplugin.Behaviour{testplugin.KeyConfigure: {Hang: true}}})
+	first := make(chan error, 1)
+	go func() { first <- e.a.RestartPlugin(context.Background(), "10-dranet") }()
+	e.waitLoggedWhere("the relaunched instance's registration", func(*logrus.Entry) bool { return registered() > before },
+		logrus.Fields{"plugin": "10-dranet"})
+	if err := e.a.RestartPlugin(context.Background(), "10-dranet"); err == nil || !strings.Contains(err.Error(), "a restart of it is in progress") {
+		t.Errorf("a second RestartPlugin during the first: %v, want refused, a restart being in progress", err)
+	}
+	select {
+	case err := <-first:
+		if err == nil {
+			t.Fatal("the restart of an instance that hangs in Configure succeeded")
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the first restart did not return")
+	}
+	e.preinstall("10", "dranet", testplugin.Config{})
+	must(t, e.a.RestartPlugin(context.Background(), "10-dranet"))
+	if infos := e.a.Plugins(); len(infos) != 1 || infos[0].Plugin != "10-dranet" || infos[0].PID == pid {
+		t.Errorf("active plugins %+v, want 10-dranet relaunched", infos)
 	}
 }
 
