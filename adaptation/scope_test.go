@@ -58,6 +58,10 @@ func TestScopeRefusesAnAdjustmentOutsideIt(t *testing.T) {
 	if got := pluginInfo(t, e.a)["10-envonly"]; !slices.Equal(got.Allow, []string{"env"}) || got.SettingsKey != "10-envonly" {
 		t.Errorf("10-envonly's PluginInfo: allow %v from %q, want [env] from 10-envonly (and still connected)", got.Allow, got.SettingsKey)
 	}
+	line := e.waitLoggedLine("nrikit: plugin connected", logrus.Fields{"plugin": "10-envonly"})
+	if got, _ := line[0].Data["allow"].([]string); !slices.Equal(got, []string{"env"}) {
+		t.Errorf("the plugin connected line says allow %v, want [env]", line[0].Data["allow"])
+	}
 	if b, err := json.Marshal(e.a.Status().Plugins); err != nil || !strings.Contains(string(b), `"settings_key":"10-envonly"`) ||
 		!strings.Contains(string(b), `"allow":["env"]`) {
 		t.Errorf("Status' plugins %s (%v) do not show the scope and its key", b, err)
@@ -156,5 +160,43 @@ func TestScopeOfUnsolicitedUpdates(t *testing.T) {
 	defer e.store.mu.Unlock()
 	if len(e.store.updates) != 1 {
 		t.Errorf("the runtime got %d calls of updates, want 20-balancer's only", len(e.store.updates))
+	}
+}
+
+// TestScopeOfTheRuntimesOwnPlugins: a scope binds the runtime's own
+// plugins too: a pre-installed and a built-in plugin allowed only env fail
+// the creation they annotate, each named; an observe-only one that changes
+// nothing does not.
+func TestScopeOfTheRuntimesOwnPlugins(t *testing.T) {
+	ctx := context.Background()
+	pod := testPod("own")
+	for _, tc := range []struct {
+		id    string
+		setup func(probe *env) *env
+	}{
+		{"10-pre", func(probe *env) *env {
+			e := newEnvAt(t, probe, allowing("10-pre", "env"), allowing("20-watcher"))
+			e.preinstall("10", "pre", annotatesAndSetsEnv)
+			e.preinstall("20", "watcher", testplugin.Config{Events: "createcontainer"})
+			return e
+		}},
+		{"15-inproc", func(probe *env) *env {
+			e := newEnvAt(t, probe, allowing("inproc", "env"), allowing("20-watcher"),
+				adaptation.WithBuiltinPlugins(probe.builtin("15", "inproc", annotatesAndSetsEnv)))
+			e.preinstall("20", "watcher", testplugin.Config{Events: "createcontainer"})
+			return e
+		}},
+	} {
+		e := tc.setup(newEnv(t)) // the probe lends its paths and event log
+		e.start()
+		e.waitPlugins(tc.id, "20-watcher")
+		_, err := e.a.CreateContainer(ctx, &api.CreateContainerRequest{Pod: pod, Container: testContainer("c1", pod)})
+		var perr *adaptation.PluginError
+		if !errors.Is(err, adaptation.ErrOutOfScope) || !errors.As(err, &perr) || perr.Plugin != tc.id || !strings.Contains(err.Error(), "annotations") {
+			t.Errorf("%s: CreateContainer = %v, want its annotation refused", tc.id, err)
+		}
+		if got := pluginInfo(t, e.a)["20-watcher"].Allow; got == nil || len(got) != 0 {
+			t.Errorf("20-watcher's allow %#v, want empty: it may change nothing", got)
+		}
 	}
 }

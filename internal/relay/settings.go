@@ -80,10 +80,15 @@ func (r *Relay) effectivePolicy(p *plugin, declared *api.FailurePolicy) (nri.Fai
 }
 
 // settingsFields are p's effective timeout and failure policy, and where
-// each came from, for the "plugin connected" line.
+// each came from, and its scope when the operator limited it, for the
+// "plugin connected" line.
 func (p *plugin) settingsFields() logrus.Fields {
-	return logrus.Fields{
+	f := logrus.Fields{
 		"request_timeout": p.timeout, "request_timeout_from": p.timeoutFrom,
 		"fail_request": p.policy.FailRequest, "keep_connected": p.policy.KeepConnected, "failure_policy_from": p.policyFrom,
 	}
+	if p.scoped() {
+		f["allow"] = p.allow.Names()
+	}
+	return f
 }
