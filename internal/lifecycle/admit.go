@@ -17,7 +17,12 @@ func (l *Store[P]) Admit(p P, ev api.Event, req any) bool {
 	}
 	pod := l.lookup(l.pods, podID, "", true)
 	if !ev.IsContainerEvent() {
-		return step(pod, p, ev)
+		owed := pod.state(p)&(seenOwed|seenCreated) == seenOwed
+		ok := step(pod, p, ev)
+		if ok && owed && ev == api.Event_RUN_POD_SANDBOX {
+			l.owing.Add(-1) // the pod's own RunPodSandbox tells what was owed
+		}
+		return ok
 	}
 	ctrID := ContainerID(req)
 	if ctrID == "" {

@@ -37,6 +37,13 @@ func TestOwedPodsReleased(t *testing.T) {
 			}
 		}},
 		{"it is removed", func(_ *testing.T, l *Store[*plugin], _ *plugin, pod *api.PodSandbox) { l.PodRemoved(pod) }},
+		{"its RunPodSandbox comes again", func(t *testing.T, l *Store[*plugin], p *plugin, pod *api.PodSandbox) {
+			req := &api.RunPodSandboxRequest{Pod: pod}
+			l.Begin(api.Event_RUN_POD_SANDBOX, req, true, pod.GetId(), "")
+			if !l.Admit(p, api.Event_RUN_POD_SANDBOX, req) {
+				t.Fatal("the plugin owed the pod did not hear its RunPodSandbox")
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
