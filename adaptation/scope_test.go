@@ -200,3 +200,31 @@ func TestScopeOfTheRuntimesOwnPlugins(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeHoldsFromRegistration: a plugin's scope holds as soon as it can
+// call the runtime: unsolicited updates sent in its handshake, before it
+// answered Configure, are refused as later ones are.
+func TestScopeHoldsFromRegistration(t *testing.T) {
+	e := newEnv(t, allowing("10-early", "resources"))
+	e.start()
+	p := dialRaw(t, e.socket)
+	p.send(p.runtime, ttrpcMessage(1, 1, 0, call(runtimeService, "RegisterPlugin", &api.RegisterPluginRequest{PluginName: "early", PluginIdx: "10"})))
+	configure := p.request("Configure") // registered: it may call the runtime
+	if st := p.response(1).GetStatus(); st.GetCode() != 0 {
+		t.Fatalf("RegisterPlugin: %v", st)
+	}
+	p.send(p.runtime, ttrpcMessage(3, 1, 0, call(runtimeService, "UpdateContainers", &api.UpdateContainersRequest{
+		Update: []*api.ContainerUpdate{{ContainerId: "c1", Linux: &api.LinuxContainerUpdate{
+			Resources: &api.LinuxResources{Cpu: &api.LinuxCPU{Cpus: "0"}}}}}})))
+	if st := p.response(3).GetStatus(); st.GetCode() == 0 || !strings.Contains(st.GetMessage(), "updates, not in its allow list [resources]") {
+		t.Errorf("UpdateContainers in the handshake: status %v, want refused for the plugin's scope", st)
+	}
+	p.answer(configure, &api.ConfigureResponse{})
+	p.answer(p.request("Synchronize"), &api.SynchronizeResponse{})
+	e.waitPlugins("10-early")
+	e.store.mu.Lock()
+	defer e.store.mu.Unlock()
+	if len(e.store.updates) != 0 {
+		t.Errorf("the runtime got updates %v", e.store.updates)
+	}
+}

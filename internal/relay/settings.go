@@ -52,19 +52,17 @@ func IDKey(key string) bool {
 }
 
 // applySettings gives p its effective request timeout, from the operator's
-// settings or the runtime's default, and its scope; called at each
-// registration.
+// settings or the runtime's default; called at each registration. (Its
+// settings key and scope were set when it was made: Relay.newPlugin.)
 func (r *Relay) applySettings(p *plugin) {
 	p.timeout, p.timeoutFrom = r.cfg.Request, FromDefault
-	s, key, ok := r.cfg.settingsOf(p.id, p.name)
-	p.settingsKey = key
+	s, ok := r.cfg.settingsFor(p)
 	if ok && s.RequestTimeout > 0 {
 		p.timeout, p.timeoutFrom = s.RequestTimeout, FromOperator
 	}
 	if p.peer != nil {
 		p.peerRules = s.Peer
 	}
-	p.applyScope(s)
 }
 
 // effectivePolicy is p's failure policy and where it came from: the
