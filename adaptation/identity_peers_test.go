@@ -160,7 +160,7 @@ func TestReplacementNeedsTheSameRules(t *testing.T) {
 	inPod("kube-system/dranet-b")
 	second := e.external("10", "dranet", testplugin.Config{})
 	changes.waitFor(t, "10-dranet", 4) // joined, failed register, joined, left (replaced)
-	line := e.waitLoggedLine("nrikit: plugin replaced by a new instance of the same index and name", logrus.Fields{"plugin": "10-dranet"})
+	line := e.waitLoggedLine("nrikit: plugin replaced by a new instance", logrus.Fields{"plugin": "10-dranet", "reason": "replaced"})
 	if l := line[0]; l.Level != logrus.WarnLevel || l.Data["replaced_pid"] != first.Process.Pid || l.Data["new_pid"] != second.Process.Pid ||
 		l.Data["replaced_pod"] != "kube-system/dranet-a" || l.Data["new_pod"] != "kube-system/dranet-b" || l.Data["new_uid"] != os.Geteuid() {
 		t.Errorf("the replacement line: %v %v, want a warning naming both peers", l.Level, l.Data)

@@ -13,6 +13,7 @@ import (
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/identity"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // Why a registration from the socket is refused, besides ErrPluginIDTaken
@@ -70,12 +71,12 @@ func (r *Relay) warnUnmatchable() {
 // logReplaced says, as a warning, that old was replaced by p, naming both
 // peers: an operator should know who took a plugin's place.
 func (r *Relay) logReplaced(p, old *plugin) {
-	log := old.log.WithField("reason", "replaced by a new instance")
+	log := old.log.WithField("reason", nri.ReasonReplaced)
 	if old.peer != nil {
 		old.peer.Fields("replaced_", func(k string, v any) { log = log.WithField(k, v) })
 	}
 	if p.peer != nil {
 		p.peer.Fields("new_", func(k string, v any) { log = log.WithField(k, v) })
 	}
-	log.Warn("nrikit: plugin replaced by a new instance of the same index and name")
+	log.Warn("nrikit: plugin replaced by a new instance")
 }
