@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/sirupsen/logrus"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
@@ -152,7 +154,8 @@ func TestScopeOfUnsolicitedUpdates(t *testing.T) {
 		e.waitPluginsInclude(tc.idx + "-" + tc.name)
 		_, err = p.UpdateContainers(ctx, update)
 		if got := err != nil; got != tc.refused ||
-			tc.refused && !strings.Contains(err.Error(), `updates, not in its allow list [resources] (plugin_settings."10-quiet".allow)`) {
+			tc.refused && (status.Code(err) != codes.PermissionDenied ||
+				!strings.Contains(err.Error(), `updates, not in its allow list [resources] (plugin_settings."10-quiet".allow)`)) {
 			t.Errorf("%s: UpdateContainers = %v, want refused %v, saying why", tc.name, err, tc.refused)
 		}
 	}
@@ -217,7 +220,7 @@ func TestScopeHoldsFromRegistration(t *testing.T) {
 	p.send(p.runtime, ttrpcMessage(3, 1, 0, call(runtimeService, "UpdateContainers", &api.UpdateContainersRequest{
 		Update: []*api.ContainerUpdate{{ContainerId: "c1", Linux: &api.LinuxContainerUpdate{
 			Resources: &api.LinuxResources{Cpu: &api.LinuxCPU{Cpus: "0"}}}}}})))
-	if st := p.response(3).GetStatus(); st.GetCode() == 0 || !strings.Contains(st.GetMessage(), "updates, not in its allow list [resources]") {
+	if st := p.response(3).GetStatus(); st.GetCode() != int32(codes.PermissionDenied) || !strings.Contains(st.GetMessage(), "updates, not in its allow list [resources]") {
 		t.Errorf("UpdateContainers in the handshake: status %v, want refused for the plugin's scope", st)
 	}
 	p.answer(configure, &api.ConfigureResponse{})

@@ -12,6 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/identity"
@@ -109,11 +112,12 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 	if len(unnamed) > 0 {
 		p.log.WithField("count", len(unnamed)).Debug("nrikit: unsolicited updates that name no container reported failed")
 	}
+	if err := p.updatesInScope("unsolicited updates", updates); err != nil {
+		// The plugin hears why; none reaches the runtime.
+		return nil, status.Error(codes.PermissionDenied, err.Error())
+	}
 	if err := checkUnsolicited(p, updates); err != nil {
 		return nil, err
-	}
-	if err := p.updatesInScope("unsolicited updates", updates); err != nil {
-		return nil, err // the plugin hears why; none reaches the runtime
 	}
 	if s.relay.cfg.Update == nil {
 		return &api.UpdateContainersResponse{Failed: append(updates, unnamed...)}, nil
