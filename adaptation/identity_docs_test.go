@@ -74,3 +74,27 @@ func TestIdentityGuideConfigs(t *testing.T) {
 		t.Errorf("CRI-O's config: New = %v", err)
 	}
 }
+
+// Every class of AllowClasses is documented where operators read the
+// allow key: its row in configuration.md and the table of identity.md.
+func TestAllowClassesDocumented(t *testing.T) {
+	for _, doc := range []struct{ path, from string }{
+		{"../docs/configuration.md", "| `plugin_settings.\"<key>\".allow` |"},
+		{"../docs/identity.md", "| Class | What it covers |"},
+	} {
+		b, err := os.ReadFile(doc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, section, ok := strings.Cut(string(b), doc.from)
+		if !ok {
+			t.Fatalf("%s has no %q", doc.path, doc.from)
+		}
+		section, _, _ = strings.Cut(section, "\n\n")
+		for _, class := range nri.AllowClasses() {
+			if !strings.Contains(section, "`"+class+"`") {
+				t.Errorf("%s does not document the class %s", doc.path, class)
+			}
+		}
+	}
+}
