@@ -68,6 +68,9 @@ type Config struct {
 	// Name is the plugin's ID when known before registration (a launched
 	// plugin's, from its file), or nri.Unregistered.
 	Name string
+	// PeerPID is an external plugin's pid, as the kernel told when it
+	// connected; 0 when unknown.
+	PeerPID int
 }
 
 // Dial sets up both services on trunk. The mux reader starts only once our
@@ -90,7 +93,7 @@ func Dial(trunk net.Conn, cfg Config) (*Conn, error) {
 		return nil, err
 	}
 	if c.proc == nil {
-		c.peer = accept.PeerPID(trunk)
+		c.peer = cfg.PeerPID
 	}
 	c.peerLog = newPeerLog(cfg.Log.WithFields(logrus.Fields{"plugin": cfg.Name, "pid": c.PID()}))
 	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation, Failed: c.fail})

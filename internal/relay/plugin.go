@@ -14,10 +14,12 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/identity"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/pluginconn"
 	"github.com/nrikit/nrikit/internal/ratelog"
+	"github.com/nrikit/nrikit/internal/scope"
 	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
@@ -57,6 +59,18 @@ type plugin struct {
 	// policy came from.
 	timeout                 time.Duration
 	timeoutFrom, policyFrom string
+	// settingsKey is the plugin_settings key that applies to it, "" if
+	// none, set when it is made; peer is an external plugin's, as told at
+	// its registration (join_identity.go), nil for others, set before it
+	// joins.
+	settingsKey string
+	peer        *identity.Peer
+	peerRules   *identity.Rules // those its peer matched, nil if none
+	// allow is what the operator allows it to change (scope.go), All
+	// unless limited, set when it is made; scopeLog bounds the warnings of
+	// a limited one.
+	allow    scope.Set
+	scopeLog *ratelog.Limiter
 
 	busy  chan struct{} // one slot: the request in progress
 	clock callClock     // ends its calls at their own deadlines (socket plugins)
@@ -84,10 +98,16 @@ type plugin struct {
 	arrived uint64
 }
 
-// newPlugin is newPlugin with the runtime's way to log a call's lines.
+// newPlugin is newPlugin with the runtime's way to log a call's lines, and
+// the operator's settings key and scope for it: they are set before the
+// plugin can call the runtime (its UpdateContainers may come as soon as it
+// registered), and never change.
 func (r *Relay) newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn transport) *plugin {
 	p := newPlugin(idx, name, kind, svc, conn, r.log)
 	p.logFromContext = r.cfg.LogFromContext
+	s, key, _ := r.cfg.settingsOf(p.id, p.name)
+	p.settingsKey = key
+	p.applyScope(s)
 	return p
 }
 
@@ -113,6 +133,7 @@ func newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn tran
 		policyFrom:   FromDefault,
 		log:          log.WithField("plugin", id),
 		slowLog:      newSlowLog(),
+		allow:        scope.All, // the operator's, when the relay makes it (Relay.newPlugin)
 		stats:        &status.Counters{},
 	}
 }
