@@ -20,16 +20,17 @@ type callClock struct {
 	cur   *callContext // the call it times, nil when idle
 }
 
-// callContext is a call's context: the caller's (its values, and its end,
-// watched only when it can end), ended also at the call's own deadline with
-// ErrPluginTimeout as its cause. Ending it (end) releases it as a
-// context.CancelFunc does.
+// callContext is a call's context: the caller's values, ended at the call's
+// own deadline with ErrPluginTimeout as its cause. It serves callers whose
+// context cannot end (its Done is nil), as the runtime's background calls
+// and the benchmarks' are: watching a caller's end takes context.AfterFunc,
+// which costs more than the standard context it would replace. Ending it
+// (end) releases it as a context.CancelFunc does.
 type callContext struct {
 	context.Context
 	clock    *callClock
 	deadline time.Time
 	done     chan struct{}
-	unwatch  func() bool // stops watching the caller's end; nil if it cannot end
 
 	mu    sync.Mutex
 	err   error
@@ -51,12 +52,13 @@ func (e callEnd) end() {
 }
 
 // withDeadline is ctx ended also at deadline, with ErrPluginTimeout as the
-// cause: a callContext timed by the plugin's clock, or, while the clock
-// times another call (a call waiting for its turn), a standard one.
+// cause: a callContext timed by the plugin's clock, or a standard one where
+// the caller's context can end or the clock times another call (a call
+// waiting for its turn).
 func (k *callClock) withDeadline(ctx context.Context, deadline time.Time) (context.Context, callEnd) {
-	if d, ok := ctx.Deadline(); ok && !d.After(deadline) || !k.idle() {
-		// The caller's deadline comes first, or the clock is busy: the
-		// standard context keeps the caller's cause where it ends first.
+	if ctx.Done() != nil || !k.idle() {
+		// The caller's context can end, or the clock is busy: the
+		// standard context keeps the caller's end and cause.
 		ctx, cancel := context.WithDeadlineCause(ctx, deadline, ErrPluginTimeout)
 		return ctx, callEnd{cancel: cancel}
 	}
@@ -64,9 +66,6 @@ func (k *callClock) withDeadline(ctx context.Context, deadline time.Time) (conte
 	if !k.start(c) {
 		ctx, cancel := context.WithDeadlineCause(ctx, deadline, ErrPluginTimeout)
 		return ctx, callEnd{cancel: cancel}
-	}
-	if ctx.Done() != nil {
-		c.unwatch = context.AfterFunc(ctx, func() { c.stop(ctx.Err(), context.Cause(ctx)) })
 	}
 	return c, callEnd{cc: c}
 }
@@ -145,9 +144,6 @@ func (c *callContext) stop(err, cause error) {
 // end releases c once the call is over, as a CancelFunc does.
 func (c *callContext) end() {
 	c.clock.release(c)
-	if c.unwatch != nil {
-		c.unwatch()
-	}
 	c.stop(context.Canceled, context.Canceled)
 }
 
