@@ -58,6 +58,9 @@ type Config struct {
 	// BudgetCheck is what a plugin that would push an event's worst case
 	// over EventBudget meets: "warn" (the default), "refuse" or "off".
 	BudgetCheck BudgetCheck `json:"budget_check,omitempty" toml:"budget_check"`
+	// ExternalPlugins says which names may register from the socket:
+	// "any" (the default) or "configured" (see WithExternalPlugins).
+	ExternalPlugins ExternalPlugins `json:"external_plugins,omitempty" toml:"external_plugins"`
 }
 
 // DefaultConfig returns a Config with every default filled in: the same
@@ -83,6 +86,7 @@ func DefaultConfig() *Config {
 		PluginReadiness: &ReadinessConfig{
 			OnTimeout: ReadinessFail, ExemptNamespaces: []string{}, SetupReserve: Duration(DefaultSetupReserve),
 		},
+		ExternalPlugins: ExternalAny,
 	}
 }
 
@@ -134,6 +138,9 @@ func (c Config) Options() []Option {
 	addDuration(c.DeadlineReserve, WithDeadlineReserve)
 	if c.BudgetCheck != "" {
 		opts = append(opts, WithBudgetCheck(c.BudgetCheck))
+	}
+	if c.ExternalPlugins != "" {
+		opts = append(opts, WithExternalPlugins(c.ExternalPlugins))
 	}
 	return append(opts, WithDefaultFailurePolicy(c.FailurePolicy))
 }

@@ -60,9 +60,11 @@ var (
 var ErrEventDeadline = relay.ErrEventDeadline
 
 // ErrPluginIDTaken: an external plugin registered under the index and name
-// of a pre-installed, WASM or builtin plugin. Only an external instance
-// replaces an external one: a local peer must not evict the operator's
-// plugins, nor take a required validator's identity.
+// of a plugin the runtime starts itself (pre-installed, WASM or builtin),
+// from Start to Stop, whether that plugin is active, restarting, crashed
+// or dropped; the error says which. Only an external instance replaces an
+// external one: a local peer must not take the operator's plugins' names,
+// with their settings, nor a required validator's identity.
 var ErrPluginIDTaken = relay.ErrPluginIDTaken
 
 // ErrNotRestartable is wrapped by RestartPlugin's error for a plugin that

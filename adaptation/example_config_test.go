@@ -26,6 +26,7 @@ type crioNRIConfig struct {
 	EventBudget     time.Duration                 `toml:"nri_event_budget"`
 	DeadlineReserve time.Duration                 `toml:"nri_deadline_reserve"`
 	BudgetCheck     string                        `toml:"nri_budget_check"`
+	ExternalPlugins string                        `toml:"nri_external_plugins"`
 	PluginSettings  map[string]crioPluginSettings `toml:"plugin_settings"`
 	// The readiness gate's keys, as a port would add them.
 	PluginReadiness *crioReadinessConfig `toml:"plugin_readiness"`
@@ -43,6 +44,8 @@ type crioReadinessConfig struct {
 type crioPluginSettings struct {
 	RequestTimeout time.Duration      `toml:"nri_request_timeout"`
 	FailurePolicy  *nri.FailurePolicy `toml:"nri_failure_policy"`
+	Peer           *nri.PeerRules     `toml:"nri_peer"`
+	Allow          []string           `toml:"nri_allow"`
 }
 
 // crioValidatorConfig is CRI-O's [crio.nri.default_validator] table: eight
@@ -106,7 +109,10 @@ func (c *crioNRIConfig) budgetOptions() []nri.Option {
 	var opts []nri.Option
 	for key, s := range c.PluginSettings {
 		opts = append(opts, nri.WithPluginSettings(key, nri.PluginSettings{
-			RequestTimeout: nri.Duration(s.RequestTimeout), FailurePolicy: s.FailurePolicy}))
+			RequestTimeout: nri.Duration(s.RequestTimeout), FailurePolicy: s.FailurePolicy, Peer: s.Peer, Allow: s.Allow}))
+	}
+	if c.ExternalPlugins != "" {
+		opts = append(opts, nri.WithExternalPlugins(nri.ExternalPlugins(c.ExternalPlugins)))
 	}
 	if c.EventBudget != 0 {
 		opts = append(opts, nri.WithEventBudget(c.EventBudget))

@@ -41,6 +41,15 @@ func WithContainerRecords(n int) Option {
 	}
 }
 
+// A record lists at most MaxRecordFields fields of a creation and of each
+// update (the first in field order, then by key), and cuts keys longer than
+// MaxRecordKeyBytes (ending them in " [cut]"), so that reading a record
+// costs little whatever a plugin set.
+const (
+	MaxRecordFields   = 512
+	MaxRecordKeyBytes = 256
+)
+
 // ContainerRecord says who changed a live container: which plugin set which
 // field at its creation, which validators approved, and the updates plugins
 // made since.
@@ -50,9 +59,11 @@ type ContainerRecord struct {
 	PodID   string    `json:"pod_id,omitempty"`
 	Created time.Time `json:"created"` // when CreateContainer returned it
 	// Fields are the fields the plugins set or removed at its creation, in
-	// field order, then by key.
-	Fields     []FieldOwner     `json:"fields"`
-	Validation ValidationRecord `json:"validation"`
+	// field order, then by key: the first MaxRecordFields.
+	Fields []FieldOwner `json:"fields"`
+	// FieldsOmitted counts the fields left out beyond MaxRecordFields.
+	FieldsOmitted int              `json:"fields_omitted,omitempty"`
+	Validation    ValidationRecord `json:"validation"`
 	// Updates are the updates plugins made to it since, oldest first; the
 	// last 32 are kept.
 	Updates []UpdateRecord `json:"updates"`
@@ -99,7 +110,9 @@ type UpdateRecord struct {
 	Time   time.Time    `json:"time"`
 	Source string       `json:"source"` // UpdateByReply, UpdateByCreation, UpdateByStop or UpdateByPlugin
 	Plugin string       `json:"plugin"`
-	Fields []FieldOwner `json:"fields"`
+	Fields []FieldOwner `json:"fields"` // as ContainerRecord's
+	// FieldsOmitted counts the fields left out beyond MaxRecordFields.
+	FieldsOmitted int `json:"fields_omitted,omitempty"`
 	// Failed: the runtime reported the unsolicited update failed.
 	Failed bool `json:"failed,omitempty"`
 }
@@ -119,12 +132,13 @@ func (a *Adaptation) ContainerRecord(id string) (ContainerRecord, bool) {
 func containerRecord(rec records.Record) ContainerRecord {
 	out := ContainerRecord{
 		ID: rec.ID, Name: rec.Name, PodID: rec.PodID, Created: rec.Created,
-		Fields:     fieldOwners(rec.Fields),
+		Fields: fieldOwners(rec.Fields), FieldsOmitted: rec.FieldsOmitted,
 		Validation: ValidationRecord{DefaultValidator: rec.Validation.DefaultValidator, Validators: rec.Validation.Validators},
 		Updates:    make([]UpdateRecord, len(rec.Updates)),
 	}
 	for i, u := range rec.Updates {
-		out.Updates[i] = UpdateRecord{Time: u.Time, Source: string(u.Source), Plugin: u.Plugin, Fields: fieldOwners(u.Fields), Failed: u.Failed}
+		out.Updates[i] = UpdateRecord{Time: u.Time, Source: string(u.Source), Plugin: u.Plugin,
+			Fields: fieldOwners(u.Fields), FieldsOmitted: u.FieldsOmitted, Failed: u.Failed}
 	}
 	return out
 }

@@ -73,6 +73,11 @@ type StatusSettings struct {
 	// PluginReadiness is the readiness gate (plugin_readiness); nil when
 	// its wait is 0 (off).
 	PluginReadiness *ReadinessConfig `json:"plugin_readiness,omitempty"`
+	// ExternalPlugins says which names may register from the socket.
+	ExternalPlugins ExternalPlugins `json:"external_plugins"`
+	// PeerIdentity: the runtime tells the pod of a process
+	// (WithPeerIdentity), which names bound to pods need.
+	PeerIdentity bool `json:"peer_identity"`
 }
 
 // PluginStatus is one active plugin: what Plugins says of it (its effective
@@ -211,6 +216,8 @@ func (a *Adaptation) statusSettings() StatusSettings {
 		EventBudget:          Duration(o.eventBudget),
 		DeadlineReserve:      Duration(o.deadlineReserve),
 		BudgetCheck:          o.budgetCheck,
+		ExternalPlugins:      o.externalPlugins,
+		PeerIdentity:         o.peerIdentity != nil,
 	}
 	if o.disableConnect {
 		s.SocketPath = ""
@@ -235,6 +242,8 @@ func copySettings(in map[string]PluginSettings) map[string]PluginSettings {
 			fp := *s.FailurePolicy
 			s.FailurePolicy = &fp
 		}
+		s.Peer = s.Peer.clone()
+		s.Allow = cloneAllow(s.Allow)
 		out[key] = s
 	}
 	return out

@@ -63,6 +63,7 @@ type config struct {
 	linger         time.Duration
 	owners         bool // keep container records to attribute changes (not --no-owners)
 	required       []string
+	allow          map[string][]string // --allow: plugin_settings key -> classes
 	meta           workloadMeta
 	json           bool
 	verbose        bool
@@ -149,6 +150,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	durationVar(fs, &c.syncTimeout, "sync-timeout", adaptation.DefaultSyncTimeout, "give a plugin `DURATION` for each Synchronize message when it joins")
 	durationVar(fs, &c.linger, "linger", 0, "before the teardown, keep the pod and containers running for `DURATION` to collect plugins' unsolicited updates")
 	fs.Var(listFlag{&c.required}, "required-plugins", "require the plugins `NAME[,NAME...]` as the default validator's required_plugins, and report their readiness")
+	fs.Var(allowFlag{&c.allow}, "allow", "let the plugin `KEY=CLASS[,CLASS...]` (\"20-annotator=env\") change only those classes, as plugin_settings allow does; once per plugin")
 	noOwners := fs.Bool("no-owners", false, "keep no container records (changes are then not attributed)")
 	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
@@ -226,7 +228,7 @@ func notWithConformance(fs *flag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "linger", "no-owners", "required-plugins", "pod-annotation", "pod-label", "container-annotation", "container-label":
+		case "linger", "no-owners", "required-plugins", "allow", "pod-annotation", "pod-label", "container-annotation", "container-label":
 			if err == nil {
 				err = fmt.Errorf("--%s does not apply to --conformance", f.Name)
 			}

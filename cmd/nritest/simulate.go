@@ -132,6 +132,7 @@ func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own
 	if len(cfg.required) > 0 {
 		opts = append(opts, requiredPluginsOption(cfg.required))
 	}
+	opts = append(opts, allowOptions(cfg.allow)...)
 	// A tool run again and again on the same WASM plugins should not compile
 	// them every time.
 	if dir, err := os.UserCacheDir(); err == nil {

@@ -114,11 +114,19 @@ func (m Missing) story() string {
 	return who + " never connected"
 }
 
-// stories is the missing plugins' stories, "; " between them.
+// stories is the missing plugins' stories, "; " between them: the first
+// maxStories, then how many more.
 func stories(missing []Missing) string {
-	parts := make([]string, len(missing))
-	for i, m := range missing {
+	shown := missing[:min(len(missing), maxStories)]
+	parts := make([]string, len(shown))
+	for i, m := range shown {
 		parts[i] = m.String()
+	}
+	if more := len(missing) - len(shown); more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
 	}
 	return strings.Join(parts, "; ")
 }
+
+// maxStories bounds the missing plugins an error or a log line tells of.
+const maxStories = 8

@@ -14,9 +14,11 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/identity"
 	"github.com/nrikit/nrikit/internal/lifecycle"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/readiness"
+	"github.com/nrikit/nrikit/internal/scope"
 	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
@@ -64,6 +66,7 @@ func New(cfg Config) *Relay {
 	r.budget = admission.NewBudget(s, r.registry.snapshot, comparePlugins)
 	r.deprecations = deprecations{recorder: cfg.Deprecated, log: cfg.Log}
 	r.readiness = readiness.New(cfg.Readiness, readinessPlugins{r})
+	r.warnUnmatchable()
 	return r
 }
 
@@ -97,6 +100,16 @@ type PluginInfo struct {
 	// RequestTimeoutFrom and FailurePolicyFrom say where they came from:
 	// FromOperator, FromPlugin or FromDefault.
 	RequestTimeoutFrom, FailurePolicyFrom string
+	// SettingsKey is the plugin_settings key that applies to it, "" if
+	// none.
+	SettingsKey string
+	// Peer is an external plugin's, as told when it registered, and
+	// PeerRules the operator's binding of its name that it matched; nil
+	// for other plugins, or an unbound name.
+	Peer      *identity.Peer
+	PeerRules *identity.Rules
+	// Allow is what the operator allows it to change; nil: everything.
+	Allow *scope.Set
 	// Stats are the instance's call counters.
 	Stats *status.Counters
 }
@@ -116,6 +129,7 @@ func (p *plugin) info() PluginInfo {
 		Events: eventNames(p.events), PID: p.conn.PID(), FailurePolicy: p.policy,
 		StateChange:    p.compat.stateChange.Load(),
 		RequestTimeout: p.timeout, RequestTimeoutFrom: p.timeoutFrom, FailurePolicyFrom: p.policyFrom,
+		SettingsKey: p.settingsKey, Peer: p.peer, PeerRules: p.peerRules, Allow: p.allowed(),
 		Stats: p.stats,
 	}
 }
