@@ -117,7 +117,14 @@ func callEach[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *ou
 func (r *Relay) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp nri.FailurePolicy, budget callBudget, call func(context.Context) error) error {
 	start := time.Now()
 	mark, done := p.handling(ev)
-	defer done()
+	defer func() {
+		done()
+		// The watcher leaves a connection lost during the call to us
+		// (join_handshake.go): drop the plugin if the outcome did not.
+		if connectionLost(p.conn) {
+			r.drop(ctx, p, "", failLost)
+		}
+	}()
 	called := false
 	err := p.invoke(ctx, budget.timeout, func(ctx context.Context) error {
 		called = true
@@ -160,7 +167,7 @@ func (r *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, 
 	if f == failDeadline {
 		return r.cutByEventDeadline(ctx, ev, p, pol.class == classValidation || fp.FailRequest, byBudget, err)
 	}
-	perr := r.cfg.PluginError(p.id, ev.Name(), nri.WithCode(err, f.code()))
+	perr := r.cfg.PluginError(p.id, ev.Name(), nri.WithCode(err, f.codeOf(err)))
 	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
 	if fp.FailRequest && !p.policy.FailRequest {
 		// Only the readiness gate raises a policy: say so, since Plugins()

@@ -156,7 +156,12 @@ func (r *Relay) watch(ctx context.Context, p *plugin) {
 		defer r.wg.Done()
 		select {
 		case <-lost:
-			r.drop(context.Background(), p, p.eventInFlight(), failLost) // noticed by nrikit, not in a runtime's call
+			// A call in flight fails on the lost connection and its
+			// delivery drops the plugin once it kept the call's error,
+			// so that the plugin's leaving reports it.
+			if p.eventInFlight() == "" {
+				r.drop(context.Background(), p, "", failLost) // noticed by nrikit, not in a runtime's call
+			}
 		case <-p.closed:
 		case <-ctx.Done():
 		}
