@@ -93,7 +93,8 @@ func (e *PluginError) Unwrap() error { return e.Err }
 // GRPCStatus is the gRPC status a runtime passes on to its caller
 // (status.FromError finds it, wrapped or not): FailedPrecondition when the
 // plugin refused the operation (its error, a validator's rejection, an
-// adjustment that conflicts or is refused), Unavailable when it was not
+// adjustment that conflicts or is refused) or the code of the plugin's own
+// status error if it returned one, Unavailable when it was not
 // there to answer (it timed out or its connection was lost), with the
 // error's text as the message.
 func (e *PluginError) GRPCStatus() *status.Status {

@@ -96,6 +96,18 @@ func (f failure) code() codes.Code {
 	return nri.CodeUnavailable
 }
 
+// codeOf is the gRPC status code of a plugin's failure err: the plugin's
+// own, when its error carried one (Unimplemented from a plugin that lacks
+// the method, say, which the reference passes on too), else f's.
+func (f failure) codeOf(err error) codes.Code {
+	if f == failError {
+		if c := nri.CodeOf(err, codes.Unknown); c != codes.Unknown && c != codes.OK {
+			return c
+		}
+	}
+	return f.code()
+}
+
 func (f failure) outcome() nri.Outcome {
 	return [...]nri.Outcome{nri.OutcomeError, nri.OutcomeTimeout, nri.OutcomeLost, nri.OutcomeCanceled, nri.OutcomeRejected, nri.OutcomeCanceled}[f]
 }
