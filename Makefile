@@ -99,6 +99,7 @@ FUZZ_TARGETS := ./internal/mux:FuzzFrameReader:8000x \
 	./adaptation/ocispec:FuzzApply:40000x \
 	./adaptation/validator:FuzzValidate:6000x \
 	./internal/pluginconn:FuzzPluginConnection:8000x \
+	./internal/pluginconn:FuzzReplies:60000x \
 	./internal/limits:FuzzCPUList:20000x \
 	./internal/wasmhost:FuzzLoad:5000x
 

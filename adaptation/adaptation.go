@@ -104,9 +104,6 @@ func New(runtimeName, runtimeVersion string, sync SyncFn, update UpdateFn, opts 
 			return nil, err
 		}
 	}
-	if err := o.checkReadiness(); err != nil {
-		return nil, err
-	}
 	if err := o.checkBudget(); err != nil {
 		return nil, err
 	}
@@ -180,6 +177,34 @@ type PluginInfo struct {
 	Delivery   Delivery      `json:"delivery,omitempty"`
 	Validation Validation    `json:"validation,omitempty"`
 	Filter     *PluginFilter `json:"filter,omitempty"`
+	// SettingsKey is the plugin_settings key that applies to it ("NN-name"
+	// or its bare name), where the operator's values above and below came
+	// from; "" when none does.
+	SettingsKey string `json:"settings_key,omitempty"`
+	// Peer is who holds an external plugin's connection; nil for the
+	// runtime's own plugins.
+	Peer *PluginPeer `json:"peer,omitempty"`
+	// Allow is what the plugin may change, in AllowClasses' order, from
+	// plugin_settings under SettingsKey; nil: everything (not limited),
+	// empty: nothing.
+	Allow []string `json:"allow,omitzero"`
+}
+
+// PluginPeer is the process at the other end of an external plugin's
+// connection: the kernel's word when it connected (uid, gid, executable;
+// the pid is PluginInfo.PID) and the runtime's (its pod), and the
+// operator's binding of the name that it matched.
+type PluginPeer struct {
+	UID *uint32 `json:"uid,omitempty"` // nil: this OS does not tell
+	GID *uint32 `json:"gid,omitempty"` // its effective group; nil: not told
+	Exe string  `json:"exe,omitempty"` // its executable's path; "": not told
+	// Pod is "namespace/name", from WithPeerIdentity, when the name's
+	// rules needed it; "" otherwise.
+	Pod string `json:"pod,omitempty"`
+	// Rules are the operator's PeerRules of the name (plugin_settings,
+	// under SettingsKey) that the process matched; nil: the name is not
+	// bound, any process may hold it.
+	Rules *PeerRules `json:"rules,omitempty"`
 }
 
 // Plugins lists the active plugins in dispatch order.
@@ -197,6 +222,7 @@ func pluginInfo(p relay.PluginInfo) PluginInfo {
 		Events: p.Events, PID: p.PID, FailurePolicy: FailurePolicy(p.FailurePolicy), StateChange: p.StateChange,
 		RequestTimeout: Duration(p.RequestTimeout), RequestTimeoutFrom: p.RequestTimeoutFrom, FailurePolicyFrom: p.FailurePolicyFrom,
 		Delivery: delivery(p.Rollout.Observer), Validation: validation(p.Rollout.DryRun), Filter: pluginFilter(p.Rollout.Filter),
+		SettingsKey: p.SettingsKey, Peer: pluginPeer(p.Peer, p.PeerRules), Allow: allowNames(p.Allow),
 	}
 }
 
@@ -235,12 +261,16 @@ const ReasonRestarted = "restarted"
 // RestartPlugin restarts the pre-installed plugin id (idx-name): it leaves
 // the dispatch list, gets Shutdown(ReasonRestarted) and its process ends
 // (SIGTERM, then SIGKILL when ctx ends), then it is launched again from the
-// plugin path with its current config, as Start launches it. The new
-// instance registers, is configured and synchronizes like any joining
-// plugin: its snapshot holds the pods and containers alive then.
+// plugin path with its current config, as Start launches it. A
+// pre-installed plugin that crashed or was dropped is launched again the
+// same way. The new instance registers, is configured and synchronizes like
+// any joining plugin: its snapshot holds the pods and containers alive
+// then. No external plugin can take id meanwhile (ErrPluginIDTaken).
 // RestartPlugin returns once the new instance has joined, or with why it did
 // not (that is also reported as a PluginChange). External, builtin and WASM
-// plugins cannot be restarted: nrikit did not start their processes.
+// plugins cannot be restarted: nrikit did not start their processes. A
+// plugin whose file is no longer in the plugin path is no longer installed:
+// the error says so, and its ID is free for external plugins.
 func (a *Adaptation) RestartPlugin(ctx context.Context, id string) error {
 	return a.relay.RestartPlugin(ctx, id)
 }

@@ -59,6 +59,9 @@ type PluginChange struct {
 	// its stdout and stderr (see WithPluginOutput), in PluginFailed and
 	// PluginLeft changes; empty for other kinds of plugin.
 	Output []OutputLine `json:"output,omitempty"`
+	// LastError is, in a PluginLeft change, the instance's last failed
+	// call, as Status showed it before it left; nil if none failed.
+	LastError *PluginLastError `json:"last_error,omitempty"`
 }
 
 // changeFeed hands changes to the runtime's callback one at a time, so that
@@ -103,5 +106,6 @@ func pluginChange(c nri.Change) PluginChange {
 			p.Output[i] = OutputLine{Stream: l.Stream, Text: l.Text}
 		}
 	}
+	p.LastError = lastErrorOf(c.LastError)
 	return p
 }

@@ -40,7 +40,8 @@ type Config struct {
 	// restarts; "" keeps it in memory only.
 	WASMCompilationCacheDir string `json:"wasm_compilation_cache_dir,omitempty" toml:"wasm_compilation_cache_dir"`
 	// ContainerRecords keeps the record of which plugin changed what for
-	// this many containers (Adaptation.ContainerRecord); 0 keeps none.
+	// this many containers (Adaptation.ContainerRecord); 0 keeps
+	// DefaultContainerRecords, a negative number (-1) keeps none.
 	ContainerRecords int `json:"container_records,omitempty" toml:"container_records"`
 	// StatusSocket serves Status over HTTP on this unix socket; "" serves
 	// none.
@@ -60,6 +61,9 @@ type Config struct {
 	// ObserverQueue bounds the events waiting for each observer; 0 keeps
 	// DefaultObserverQueue (see WithObserverQueue).
 	ObserverQueue int `json:"observer_queue,omitempty" toml:"observer_queue"`
+	// ExternalPlugins says which names may register from the socket:
+	// "any" (the default) or "configured" (see WithExternalPlugins).
+	ExternalPlugins ExternalPlugins `json:"external_plugins,omitempty" toml:"external_plugins"`
 }
 
 // DefaultConfig returns a Config with every default filled in: the same
@@ -79,6 +83,14 @@ func DefaultConfig() *Config {
 		DeadlineReserve:  Duration(DefaultDeadlineReserve),
 		BudgetCheck:      BudgetWarn,
 		ObserverQueue:    DefaultObserverQueue,
+		ContainerRecords: DefaultContainerRecords,
+		// Present but empty or off, so that a printed default config
+		// (containerd's config default) shows these tables and their keys.
+		PluginSettings: map[string]PluginSettings{},
+		PluginReadiness: &ReadinessConfig{
+			OnTimeout: ReadinessFail, ExemptNamespaces: []string{}, SetupReserve: Duration(DefaultSetupReserve),
+		},
+		ExternalPlugins: ExternalAny,
 	}
 }
 
@@ -118,7 +130,10 @@ func (c Config) Options() []Option {
 		opts = append(opts, WithWASMMemoryLimit(c.WASMMemoryLimit))
 	}
 	addString(c.WASMCompilationCacheDir, WithWASMCompilationCacheDir)
-	if c.ContainerRecords != 0 {
+	switch {
+	case c.ContainerRecords < 0:
+		opts = append(opts, WithContainerRecords(0))
+	case c.ContainerRecords > 0:
 		opts = append(opts, WithContainerRecords(c.ContainerRecords))
 	}
 	addString(c.StatusSocket, WithStatusSocket)
@@ -130,6 +145,9 @@ func (c Config) Options() []Option {
 	}
 	if c.ObserverQueue != 0 {
 		opts = append(opts, WithObserverQueue(c.ObserverQueue))
+	}
+	if c.ExternalPlugins != "" {
+		opts = append(opts, WithExternalPlugins(c.ExternalPlugins))
 	}
 	return append(opts, WithDefaultFailurePolicy(c.FailurePolicy))
 }

@@ -83,7 +83,7 @@ func TestContainerdConfigDoc(t *testing.T) {
 			t.Errorf("Config's key %s is not in the documented table", key)
 		}
 	}
-	if s := cfg.PluginSettings["10-dranet"]; s.FailurePolicy == nil || !s.FailurePolicy.FailRequest || s.RequestTimeout == 0 {
+	if s := cfg.PluginSettings["10-dranet"]; s.FailurePolicy == nil || !s.FailurePolicy.FailRequest || s.RequestTimeout == 0 || len(s.Allow) == 0 {
 		t.Errorf("plugin_settings.\"10-dranet\" decodes to %+v", s)
 	}
 	if f := cfg.PluginSettings["30-gpu"].Filter; f == nil || !slices.Equal(f.RuntimeHandlers, []string{"nvidia"}) || cfg.PluginSettings["10-logger"].Delivery != nri.DeliveryObserve {

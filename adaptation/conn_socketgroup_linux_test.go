@@ -3,11 +3,13 @@
 package adaptation_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -30,6 +32,16 @@ func unusedGID(t *testing.T) int {
 	}
 	t.Fatal("no unused gid in [40000, 60000)")
 	return 0
+}
+
+// searchable lets anyone search the env's directory (a temporary one is
+// 0700), which is on the way to its socket: a socket group's members must
+// reach the socket, or Start refuses it.
+func searchable(t *testing.T, e *env) {
+	t.Helper()
+	if err := os.Chmod(e.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // assertAccess checks path's permissions and group.
@@ -58,6 +70,7 @@ func TestSocketIsTheRuntimesAloneByDefault(t *testing.T) {
 func TestSocketGroup(t *testing.T) {
 	gid := unusedGID(t)
 	probe := newEnv(t)
+	searchable(t, probe)
 	probe.start()
 	probe.stop() // leaves the 0700 directory behind
 	e := newEnvAt(t, probe, adaptation.WithSocketGroup(strconv.Itoa(gid)))
@@ -72,6 +85,7 @@ func TestSocketGroup(t *testing.T) {
 func TestSocketGroupLeavesTheOperatorsDirectory(t *testing.T) {
 	gid := unusedGID(t)
 	probe := newEnv(t)
+	searchable(t, probe)
 	dir := filepath.Dir(probe.socket)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -91,6 +105,7 @@ func TestSocketGroupByName(t *testing.T) {
 		t.Fatalf("this process's group has no name: %v", err)
 	}
 	e := newEnv(t, adaptation.WithSocketGroup(g.Name))
+	searchable(t, e)
 	e.start()
 	assertAccess(t, e.socket, 0o660, os.Getegid())
 }
@@ -103,5 +118,20 @@ func TestSocketGroupUnknown(t *testing.T) {
 	}
 	if _, err := adaptation.New("rt", "v1", nil, nil, adaptation.WithSocketGroup("")); err == nil {
 		t.Error("New with an empty socket group succeeded")
+	}
+}
+
+// TestSocketGroupUnreachable: a socket its group's members could not reach,
+// under a directory they cannot search, fails Start naming the directory,
+// before any plugin is launched.
+func TestSocketGroupUnreachable(t *testing.T) {
+	gid := unusedGID(t)
+	e := newEnv(t, adaptation.WithSocketGroup(strconv.Itoa(gid)))
+	if err := os.Chmod(e.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	err := e.a.Start(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "directory "+e.dir+" ") || !strings.Contains(err.Error(), "cannot search") {
+		t.Fatalf("Start: %v, want it to fail naming %s, which the group cannot search", err, e.dir)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 // configured applies a Config's options to the defaults, as New does.
@@ -57,8 +59,27 @@ func TestDefaultConfigMarshalsItsValues(t *testing.T) {
 		}
 	}
 	var back Config
-	if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(&back, DefaultConfig()) {
+	err = json.Unmarshal(data, &back)
+	// JSON leaves out the empty table and list (omitempty); TOML shows them.
+	back.PluginSettings, back.PluginReadiness.ExemptNamespaces = map[string]PluginSettings{}, []string{}
+	if err != nil || !reflect.DeepEqual(&back, DefaultConfig()) {
 		t.Errorf("DefaultConfig does not read back: %+v, %v", back, err)
+	}
+}
+
+// TestDefaultConfigPrintsEveryTable: a runtime that prints its default
+// config (containerd's config default) shows the plugin_readiness table
+// with its keys, plugin_settings, and container_records' default.
+func TestDefaultConfigPrintsEveryTable(t *testing.T) {
+	var b strings.Builder
+	if err := toml.NewEncoder(&b).Encode(DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"container_records = 512", "[plugin_settings]", "[plugin_readiness]",
+		`wait = "0s"`, `on_timeout = "fail"`, "exempt_namespaces = []", `setup_reserve = "2s"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the default config prints as\n%s\nwithout %s", b.String(), want)
+		}
 	}
 }
 
@@ -122,17 +143,24 @@ func TestStatusConfigKeys(t *testing.T) {
 	if o.containerRecords != 100 || o.statusSocket != "/run/nri/status.sock" {
 		t.Errorf("%s gives container records %d, status socket %q", data, o.containerRecords, o.statusSocket)
 	}
-	if d := configured(t, *DefaultConfig()); d.containerRecords != 0 || d.statusSocket != "" {
-		t.Errorf("the default config turns on records (%d) or the status socket (%q)", d.containerRecords, d.statusSocket)
+	// Records are on by default, at a modest cap, the status socket off.
+	for name, c := range map[string]Config{"the zero config": {}, "the default config": *DefaultConfig()} {
+		if d := configured(t, c); d.containerRecords != DefaultContainerRecords || d.statusSocket != "" {
+			t.Errorf("%s keeps %d records and status socket %q, want %d and none", name, d.containerRecords, d.statusSocket, DefaultContainerRecords)
+		}
+	}
+	// A negative number turns them off (0 in a file keeps the default).
+	if o := configured(t, Config{ContainerRecords: -1}); o.containerRecords != 0 {
+		t.Errorf("container_records -1 keeps %d records, want none", o.containerRecords)
 	}
 	o = defaultOptions()
-	for _, opt := range (Config{ContainerRecords: -1}).Options() {
+	for _, opt := range (Config{ContainerRecords: MaxContainerRecords + 1}).Options() {
 		if err := opt(&o); err != nil {
 			if !strings.Contains(err.Error(), "container_records") {
-				t.Errorf("container_records -1 fails with %q, which does not name the key", err)
+				t.Errorf("container_records beyond the maximum fails with %q, which does not name the key", err)
 			}
 			return
 		}
 	}
-	t.Error("container_records -1 was accepted")
+	t.Error("container_records beyond the maximum was accepted")
 }

@@ -101,6 +101,11 @@
 // per plugin. A caller that cancels its own context gets an error, and no
 // plugin is blamed for it, but for the one case below.
 //
+// A reply that changes what the operator's PluginSettings.Allow does not
+// let its plugin change is an error of that plugin's, as in the table: a
+// setup event fails with a *PluginError that matches [ErrOutOfScope] and
+// [ErrRejected], and the plugin stays; a teardown's updates are dropped.
+//
 // A setup event whose caller's context has a deadline, or with an event
 // budget ([WithEventBudget]), keeps its calls within that deadline less a
 // reserve ([WithDeadlineReserve]). A call cut short by it, rather than by its

@@ -5,6 +5,8 @@
 package adaptation
 
 import (
+	"google.golang.org/grpc/status"
+
 	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/relay"
@@ -24,6 +26,7 @@ var (
 	// ErrPluginTimeout: a plugin did not answer within its timeout.
 	ErrPluginTimeout = relay.ErrPluginTimeout
 	// ErrRejected: a validator rejected CreateContainer's merged adjustment.
+	// Its gRPC code is FailedPrecondition.
 	ErrRejected = relay.ErrRejected
 	// ErrBadSocketPath: Start found at the socket path something it would
 	// be harmful to remove (a regular file, a directory that is not empty,
@@ -31,6 +34,7 @@ var (
 	// socket or an empty directory there is removed instead.
 	ErrBadSocketPath = accept.ErrBadSocketPath
 	// ErrRemoved: a setup event for a pod or container already removed.
+	// Its gRPC code is FailedPrecondition.
 	ErrRemoved = relay.ErrRemoved
 	// ErrConflict: two plugins' adjustments or updates claim the same thing
 	// (CreateContainer, UpdateContainer).
@@ -48,14 +52,19 @@ var (
 // ErrEventDeadline: a setup event or a creation's validation failed because
 // its deadline (the caller's context deadline or the event budget, less the
 // deadline reserve) was reached before a plugin whose failure fails it had
-// answered. The error names the plugins not reached, and also matches
-// context.DeadlineExceeded.
+// answered. The error says which deadline it was and names no plugin: a
+// call the deadline cut short or never made is not the plugin's fault (the
+// log line names them; Status counts them as canceled or not_called). It
+// also matches context.DeadlineExceeded, and its gRPC code is
+// DeadlineExceeded.
 var ErrEventDeadline = relay.ErrEventDeadline
 
 // ErrPluginIDTaken: an external plugin registered under the index and name
-// of a pre-installed, WASM or builtin plugin. Only an external instance
-// replaces an external one: a local peer must not evict the operator's
-// plugins, nor take a required validator's identity.
+// of a plugin the runtime starts itself (pre-installed, WASM or builtin),
+// from Start to Stop, whether that plugin is active, restarting, crashed
+// or dropped; the error says which. Only an external instance replaces an
+// external one: a local peer must not take the operator's plugins' names,
+// with their settings, nor a required validator's identity.
 var ErrPluginIDTaken = relay.ErrPluginIDTaken
 
 // ErrNotRestartable is wrapped by RestartPlugin's error for a plugin that
@@ -80,6 +89,17 @@ type PluginError struct {
 func (e *PluginError) Error() string { return nri.PluginErrorText(e.Plugin, e.Op, e.Err) }
 
 func (e *PluginError) Unwrap() error { return e.Err }
+
+// GRPCStatus is the gRPC status a runtime passes on to its caller
+// (status.FromError finds it, wrapped or not): FailedPrecondition when the
+// plugin refused the operation (its error, a validator's rejection, an
+// adjustment that conflicts or is refused) or the code of the plugin's own
+// status error if it returned one, Unavailable when it was not
+// there to answer (it timed out or its connection was lost), with the
+// error's text as the message.
+func (e *PluginError) GRPCStatus() *status.Status {
+	return status.New(nri.CodeOf(e.Err, nri.CodeRefused), e.Error())
+}
 
 // pluginError is how the relay makes the error of a plugin's failure that
 // reaches the runtime.

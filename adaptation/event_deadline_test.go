@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/nrikit/nrikit/adaptation"
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/testplugin"
@@ -25,7 +27,9 @@ const deadlineMargin = 700 * time.Millisecond
 // creation succeeds without its adjustment, the plugin is not blamed (its
 // outcome is canceled, it stays connected and gets the next event). A
 // mandatory one (fail_request, set by the operator) fails the creation with
-// an error that names it.
+// an error that wraps context.DeadlineExceeded and names no plugin (the
+// caller's deadline is nobody's fault, as in the reference); the log line
+// names it.
 func TestCallerDeadlineCutsASlowPlugin(t *testing.T) {
 	for _, mandatory := range []bool{false, true} {
 		name := map[bool]string{false: "optional", true: "fail_request"}[mandatory]
@@ -53,9 +57,10 @@ func TestCallerDeadlineCutsASlowPlugin(t *testing.T) {
 			}
 			if mandatory {
 				if !errors.Is(err, adaptation.ErrEventDeadline) || !errors.Is(err, context.DeadlineExceeded) ||
-					!strings.Contains(err.Error(), "20-slow") {
-					t.Errorf("CreateContainer = %v, want the event's deadline naming 20-slow", err)
+					strings.Contains(err.Error(), "slow") || !strings.Contains(err.Error(), "the caller's deadline") {
+					t.Errorf("CreateContainer = %v, want the caller's deadline, naming no plugin", err)
 				}
+				e.waitLoggedMessage("nrikit: the event's deadline cut the plugin's call short; the operation fails")
 				var perr *adaptation.PluginError
 				if errors.As(err, &perr) {
 					t.Errorf("the deadline was blamed on plugin %s: %v", perr.Plugin, err)
@@ -159,8 +164,9 @@ func TestEventBudgetCountsFromTheCall(t *testing.T) {
 
 // TestEventDeadlineReachedWhileASynchronizationHoldsEvents: a creation
 // waiting for a joining plugin's synchronization that outlasts the event
-// budget fails at its deadline, naming the plugin it could no longer call,
-// rather than when the synchronization ends: one that takes
+// budget fails at its deadline (its log line naming the plugin it could
+// no longer call, its error naming none), rather than when the
+// synchronization ends: one that takes
 // CreateContainer, or a validator alone.
 func TestEventDeadlineReachedWhileASynchronizationHoldsEvents(t *testing.T) {
 	for _, events := range []string{creations, "validatecontaineradjustment"} {
@@ -179,9 +185,12 @@ func TestEventDeadlineReachedWhileASynchronizationHoldsEvents(t *testing.T) {
 			start := time.Now()
 			_, err := e.a.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: testContainer("bw-c", pod)})
 			took := time.Since(start)
-			if !errors.Is(err, adaptation.ErrEventDeadline) || !strings.Contains(err.Error(), "10-a") || !strings.Contains(err.Error(), "synchronization") {
-				t.Errorf("CreateContainer = %v, want the event's deadline, reached while a synchronization ran, naming 10-a", err)
+			if !errors.Is(err, adaptation.ErrEventDeadline) || strings.Contains(err.Error(), "10-a") ||
+				!strings.Contains(err.Error(), "synchronization") || !strings.Contains(err.Error(), "event_budget") {
+				t.Errorf("CreateContainer = %v, want event_budget's deadline, reached while a synchronization ran, naming no plugin", err)
 			}
+			e.waitLoggedLine("nrikit: the event's deadline was reached while it waited for a plugin's synchronization; the operation fails without calling any plugin",
+				logrus.Fields{"plugins": "10-a"})
 			if took < 850*time.Millisecond || took > 900*time.Millisecond+deadlineMargin {
 				t.Errorf("CreateContainer took %v, want about 0.9 s", took)
 			}
@@ -211,25 +220,45 @@ func waitSynchronizationHoldsEvents(t *testing.T, a *adaptation.Adaptation) {
 	}
 }
 
-// TestEventDeadlinePassedCallsNobody: an event whose deadline has passed
-// when it begins (a caller's deadline shorter than the reserve) fails at
-// once, naming the plugins, without calling any.
+// TestEventDeadlinePassedCallsNobody: an event whose caller's deadline has
+// passed when it begins fails at once, naming no plugin, without calling
+// any; the log line names them.
 func TestEventDeadlinePassedCallsNobody(t *testing.T) {
 	e := newEnv(t)
 	e.preinstall("10", "a", testplugin.Config{Events: creations})
 	e.start()
 	e.waitPlugins("10-a")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
 	defer cancel()
 	_, err := createUnder(t, e.a, ctx, "dp")
-	if !errors.Is(err, adaptation.ErrEventDeadline) || !strings.Contains(err.Error(), "10-a") {
-		t.Fatalf("CreateContainer = %v, want the event's deadline naming 10-a", err)
+	if !errors.Is(err, adaptation.ErrEventDeadline) || !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "10-a") {
+		t.Fatalf("CreateContainer = %v, want the event's deadline, naming no plugin", err)
 	}
+	e.waitLoggedLine("nrikit: the event's deadline had passed when it began; the operation fails without calling any plugin",
+		logrus.Fields{"plugins": "10-a"})
 	if evs := e.events("a"); slices.Contains(evs, "CreateContainer") {
 		t.Errorf("10-a was called after the event's deadline: %v", evs)
 	}
 	e.waitPlugins("10-a")
+}
+
+// TestCallerDeadlineShorterThanTheReserve: a caller's deadline shorter
+// than deadline_reserve is shared: the plugins are called within half of
+// it, so that one that answers in time is heard, and one that does not is
+// cut at that half, not blamed, and kept.
+func TestCallerDeadlineShorterThanTheReserve(t *testing.T) {
+	e := newEnv(t, adaptation.WithDeadlineReserve(time.Second))
+	e.preinstall("10", "quick", testplugin.Config{Events: creations, Annotations: map[string]string{"quick": "yes"}})
+	e.start()
+	e.waitPlugins("10-quick")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	rsp, err := createUnder(t, e.a, ctx, "sr")
+	if err != nil || rsp.GetAdjust().GetAnnotations()["quick"] != "yes" {
+		t.Fatalf("CreateContainer under a deadline shorter than the reserve = %v, %v; want the quick plugin's adjustment", rsp.GetAdjust(), err)
+	}
 }
 
 // TestNoDeadlineKeepsTheOwnTimeout: without a caller deadline and a budget,
@@ -298,8 +327,8 @@ func TestEventDeadlineCapsValidators(t *testing.T) {
 	start := time.Now()
 	_, err := createUnder(t, e.a, ctx, "cv")
 	took := time.Since(start)
-	if !errors.Is(err, adaptation.ErrEventDeadline) || !strings.Contains(err.Error(), "10-val") {
-		t.Errorf("CreateContainer = %v, want the event's deadline naming 10-val", err)
+	if !errors.Is(err, adaptation.ErrEventDeadline) || strings.Contains(err.Error(), "10-val") {
+		t.Errorf("CreateContainer = %v, want the event's deadline, naming no plugin", err)
 	}
 	if took > 900*time.Millisecond+deadlineMargin {
 		t.Errorf("CreateContainer took %v, want about 0.9 s", took)
@@ -352,7 +381,7 @@ func TestStatusCountsDeadlineMisses(t *testing.T) {
 			}
 
 			// An event that began after its deadline: nobody is called.
-			gone, cancelGone := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			gone, cancelGone := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
 			defer cancelGone()
 			if _, err := createUnder(t, e.a, gone, "sp"); !errors.Is(err, adaptation.ErrEventDeadline) {
 				t.Fatalf("CreateContainer past its deadline = %v, want ErrEventDeadline", err)
@@ -401,4 +430,40 @@ func eventCallsOf(t *testing.T, a *adaptation.Adaptation, plugin, event string) 
 	}
 	t.Fatalf("%s is not among the active plugins", plugin)
 	return adaptation.EventCalls{}
+}
+
+// TestInteropCallerDeadlineIsNotAPluginFailure is the reference's own
+// failure-policy case "a runtime deadline is not a plugin failure", with a
+// reference-stub plugin: request timeout 100 ms, a caller's deadline of
+// 25 ms (shorter than the 100 ms deadline_reserve), a fail_request,
+// keep_connected plugin that needs 60 ms. The pod fails with the caller's
+// deadline, whose error names no plugin; the plugin was called (the short
+// deadline is shared, not spent on the reserve alone), is kept, and
+// answers the next pod.
+func TestInteropCallerDeadlineIsNotAPluginFailure(t *testing.T) {
+	e := newEnv(t, adaptation.WithRequestTimeout(100*time.Millisecond))
+	e.refPreinstall("modern", "00", "slow", "events=RunPodSandbox", "delay=RunPodSandbox:60ms",
+		"failure_policy=fail_request,keep_connected")
+	e.start()
+	e.waitPlugins("00-slow")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Millisecond)
+	defer cancel()
+	err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: testPod("pod0")})
+	if !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "00-slow") {
+		t.Fatalf("RunPodSandbox under a 25 ms deadline = %v, want context.DeadlineExceeded naming no plugin", err)
+	}
+	if err := e.a.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: testPod("pod1")}); err != nil {
+		t.Fatalf("the next pod: %v", err)
+	}
+	e.waitPlugins("00-slow")
+	var pods []string
+	for _, r := range e.refRecords("00-slow") {
+		if r.Event == "RunPodSandbox" {
+			pods = append(pods, r.Pod)
+		}
+	}
+	if !slices.Equal(pods, []string{"pod0", "pod1"}) {
+		t.Errorf("00-slow got RunPodSandbox of %v, want pod0 (cut by the caller's deadline) and pod1", pods)
+	}
 }

@@ -172,33 +172,39 @@ func TestFailurePolicy(t *testing.T) {
 	}
 }
 
-// TestCallerCancelNotBlamed: a caller giving up on a setup event fails it,
-// but the plugin is not dropped or blamed for it.
+// TestCallerCancelNotBlamed: a caller's deadline that ends a setup event
+// fails it with the caller's deadline, but the plugin it cut is not dropped
+// or blamed: a deadline shorter than twice the reserve is shared, so the
+// plugin is called, and its cut call is counted as canceled, not as its
+// timeout or error.
 func TestCallerCancelNotBlamed(t *testing.T) {
 	e := newEnv(t, adaptation.WithRequestTimeout(5*time.Second))
 	e.preinstall("10", "slow", testplugin.Config{
-		Behaviours: map[string]testplugin.Behaviour{"RunPodSandbox": {Delay: "300ms"}},
+		FailurePolicy: &testplugin.FailurePolicy{FailRequest: true},
+		Behaviours:    map[string]testplugin.Behaviour{"RunPodSandbox": {Delay: "300ms"}},
 	})
 	e.start()
 	e.waitPlugins("10-slow")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	err := e.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: testPod("pc")})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("RunPodSandbox = %v, want the caller's deadline", err)
+	if !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "10-slow") {
+		t.Fatalf("RunPodSandbox = %v, want the caller's deadline, naming no plugin", err)
 	}
 	if got := pluginIDs(e.a); !equal(got, []string{"10-slow"}) {
 		t.Fatalf("plugin blamed for the caller's deadline: active %v", got)
 	}
-	// A deadline shorter than the reserve leaves the event's deadline
-	// passed as it begins: the plugin is not called, which Status counts
-	// apart, and nothing is counted against it.
-	if c := eventCallsOf(t, e.a, "10-slow", "RunPodSandbox"); c.NotCalled != 1 || c.Total != 0 {
-		t.Errorf("10-slow's RunPodSandbox calls %+v, want 1 not called and none made", c)
+	if c := eventCallsOf(t, e.a, "10-slow", "RunPodSandbox"); c.Total != 1 || c.NotCalled != 0 {
+		t.Errorf("10-slow's RunPodSandbox calls %+v, want 1 made (cut), none left uncalled", c)
 	}
-	for _, o := range []adaptation.Outcome{adaptation.OutcomeCanceled, adaptation.OutcomeTimeout, adaptation.OutcomeError} {
+	for _, o := range []adaptation.Outcome{adaptation.OutcomeTimeout, adaptation.OutcomeError, adaptation.OutcomeLost} {
 		if n := e.metrics.count("10-slow", api.Event_RUN_POD_SANDBOX, o); n != 0 {
-			t.Errorf("%s outcomes in the metrics = %d, want none: the plugin was not called", o, n)
+			t.Errorf("%s outcomes in the metrics = %d, want none: the caller's deadline cut the call", o, n)
+		}
+	}
+	for _, p := range e.a.Status().Plugins {
+		if p.LastError != nil {
+			t.Errorf("%s's last error %+v: the caller's deadline is not its failure", p.Plugin, p.LastError)
 		}
 	}
 }

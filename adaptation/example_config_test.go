@@ -26,6 +26,7 @@ type crioNRIConfig struct {
 	EventBudget     time.Duration                 `toml:"nri_event_budget"`
 	DeadlineReserve time.Duration                 `toml:"nri_deadline_reserve"`
 	BudgetCheck     string                        `toml:"nri_budget_check"`
+	ExternalPlugins string                        `toml:"nri_external_plugins"`
 	PluginSettings  map[string]crioPluginSettings `toml:"plugin_settings"`
 	// The rollout keys, as a port would add them.
 	ObserverQueue int `toml:"nri_observer_queue"`
@@ -38,6 +39,7 @@ type crioReadinessConfig struct {
 	Wait             time.Duration `toml:"nri_plugin_readiness_wait"`
 	OnTimeout        string        `toml:"nri_plugin_readiness_on_timeout"`
 	ExemptNamespaces []string      `toml:"nri_plugin_readiness_exempt_namespaces"`
+	SetupReserve     time.Duration `toml:"nri_plugin_readiness_setup_reserve"`
 }
 
 // crioPluginSettings is one [crio.nri.plugin_settings."NN-name"] table.
@@ -47,6 +49,8 @@ type crioPluginSettings struct {
 	Delivery       string             `toml:"nri_delivery"`
 	Validation     string             `toml:"nri_validation"`
 	Filter         *crioPluginFilter  `toml:"nri_filter"`
+	Peer           *nri.PeerRules     `toml:"nri_peer"`
+	Allow          []string           `toml:"nri_allow"`
 }
 
 // crioPluginFilter is one [crio.nri.plugin_settings."NN-name".nri_filter]
@@ -121,6 +125,7 @@ func (c *crioNRIConfig) toOptions() []nri.Option {
 	if r := c.PluginReadiness; r != nil && r.Wait != 0 {
 		opts = append(opts, nri.WithPluginReadiness(nri.ReadinessConfig{
 			Wait: nri.Duration(r.Wait), OnTimeout: nri.ReadinessTimeoutAction(r.OnTimeout), ExemptNamespaces: r.ExemptNamespaces,
+			SetupReserve: nri.Duration(r.SetupReserve),
 		}))
 	}
 	return append(opts, c.budgetOptions()...)
@@ -131,11 +136,14 @@ func (c *crioNRIConfig) budgetOptions() []nri.Option {
 	var opts []nri.Option
 	for key, s := range c.PluginSettings {
 		opts = append(opts, nri.WithPluginSettings(key, nri.PluginSettings{
-			RequestTimeout: nri.Duration(s.RequestTimeout), FailurePolicy: s.FailurePolicy,
+			RequestTimeout: nri.Duration(s.RequestTimeout), FailurePolicy: s.FailurePolicy, Peer: s.Peer, Allow: s.Allow,
 			Delivery: nri.Delivery(s.Delivery), Validation: nri.Validation(s.Validation), Filter: s.Filter.pluginFilter()}))
 	}
 	if c.ObserverQueue != 0 {
 		opts = append(opts, nri.WithObserverQueue(c.ObserverQueue))
+	}
+	if c.ExternalPlugins != "" {
+		opts = append(opts, nri.WithExternalPlugins(nri.ExternalPlugins(c.ExternalPlugins)))
 	}
 	if c.EventBudget != 0 {
 		opts = append(opts, nri.WithEventBudget(c.EventBudget))

@@ -148,6 +148,13 @@ func (e *env) preinstall(idx, name string, cfg testplugin.Config) {
 // runtime is stopped before the process is reaped.
 func (e *env) external(idx, name string, cfg testplugin.Config) *exec.Cmd {
 	e.t.Helper()
+	cmd, _ := e.externalExits(idx, name, cfg)
+	return cmd
+}
+
+// externalExits is external, with a channel closed when the process exits.
+func (e *env) externalExits(idx, name string, cfg testplugin.Config) (*exec.Cmd, <-chan struct{}) {
+	e.t.Helper()
 	path, err := testplugin.WriteConfig(e.dir, e.plugin(idx, name, cfg))
 	if err != nil {
 		e.t.Fatal(err)
@@ -170,7 +177,7 @@ func (e *env) external(idx, name string, cfg testplugin.Config) *exec.Cmd {
 		cancel()
 		<-exited
 	})
-	return cmd
+	return cmd, exited
 }
 
 // waitPlugins waits until exactly the given plugins are active, in order.

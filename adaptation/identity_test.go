@@ -35,8 +35,8 @@ func TestExternalPluginCannotTakeTheRuntimesPluginIDs(t *testing.T) {
 		e.external(id.idx, id.name, testplugin.Config{})
 		got := changes.waitFor(t, id.idx+"-"+id.name, 2)
 		last := got[len(got)-1]
-		if !strings.HasPrefix(last, "failed register: ") || !strings.Contains(last, "held by a plugin the runtime started") ||
-			!strings.Contains(last, id.holder) {
+		if !strings.HasPrefix(last, "failed register: ") || !strings.Contains(last, adaptation.ErrPluginIDTaken.Error()) ||
+			!strings.Contains(last, id.holder+" plugin "+id.idx+"-"+id.name+", active") {
 			t.Errorf("impostor of %s-%s: %q, want a refused registration naming the %s holder", id.idx, id.name, got, id.holder)
 		}
 	}
@@ -99,7 +99,7 @@ func TestRefusedStubHearsWhy(t *testing.T) {
 		<-exited
 		t.Fatalf("the refused stub did not exit; its output:\n%s", out.String())
 	}
-	if !strings.Contains(out.String(), "held by a plugin the runtime started") {
+	if !strings.Contains(out.String(), adaptation.ErrPluginIDTaken.Error()) {
 		t.Errorf("the stub's output does not give the reason:\n%s", out.String())
 	}
 	e.waitPlugins("10-policy")

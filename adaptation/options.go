@@ -16,6 +16,7 @@ import (
 
 	"github.com/nrikit/nrikit/adaptation/validator"
 	"github.com/nrikit/nrikit/internal/accept"
+	"github.com/nrikit/nrikit/internal/identity"
 )
 
 // Defaults of every setting; a zero Config and no options give these.
@@ -56,6 +57,10 @@ type options struct {
 	serverOpts       []ttrpc.ServerOpt
 	nriVersion       string
 	defaultValidator *validator.DefaultValidator // nil: off
+	// requirements is the default_validator table's required_plugins and
+	// tolerate annotation, enabled or not, for the readiness gate; nil:
+	// no table.
+	requirements     *validator.DefaultValidatorConfig
 	readiness        readinessOptions
 	readinessChanges func(Readiness)
 	wasm             wasmOptions
@@ -67,7 +72,9 @@ type options struct {
 	eventBudget      time.Duration             // 0: none
 	deadlineReserve  time.Duration
 	budgetCheck      BudgetCheck
-	observerQueue    int // events waiting per observer
+	observerQueue    int               // events waiting per observer
+	peerIdentity     identity.Resolver // nil: pods are not known
+	externalPlugins  ExternalPlugins
 }
 
 func defaultOptions() options {
@@ -85,6 +92,8 @@ func defaultOptions() options {
 		deadlineReserve:  DefaultDeadlineReserve,
 		budgetCheck:      BudgetWarn,
 		observerQueue:    DefaultObserverQueue,
+		containerRecords: DefaultContainerRecords,
+		externalPlugins:  ExternalAny,
 	}
 }
 
@@ -118,22 +127,57 @@ func WithDisabledExternalConnections() Option {
 }
 
 // WithRegistrationTimeout bounds how long a connected plugin may take to
-// register, and is sent to plugins in Configure.
+// register, and is sent to plugins in Configure. It must be within
+// MinPluginTimeout and MaxPluginTimeout.
 func WithRegistrationTimeout(d time.Duration) Option {
-	return positiveDuration("registration timeout", d, func(o *options) { o.registration = d })
+	return pluginTimeout("plugin_registration_timeout", d, func(o *options) { o.registration = d })
 }
 
 // WithRequestTimeout bounds each call to a plugin, and is sent to plugins in
-// Configure.
+// Configure. It must be within MinPluginTimeout and MaxPluginTimeout.
 func WithRequestTimeout(d time.Duration) Option {
-	return positiveDuration("request timeout", d, func(o *options) { o.request = d })
+	return pluginTimeout("plugin_request_timeout", d, func(o *options) { o.request = d })
 }
 
 // WithSyncTimeout bounds each Synchronize message sent to a plugin. Events
 // wait while a plugin synchronizes, so it also bounds how long a plugin that
-// hangs in Synchronize holds them back.
+// hangs in Synchronize holds them back. It must be within MinPluginTimeout
+// and MaxPluginTimeout.
 func WithSyncTimeout(d time.Duration) Option {
-	return positiveDuration("sync timeout", d, func(o *options) { o.sync = d })
+	return pluginTimeout("plugin_sync_timeout", d, func(o *options) { o.sync = d })
+}
+
+// The bounds of every timeout of a plugin's calls, the runtime's and the
+// operator's per plugin. Plugins are told their timeouts in milliseconds,
+// so that less than one reads as none; and an hour is beyond what any
+// event may wait for a plugin.
+const (
+	MinPluginTimeout = time.Millisecond
+	MaxPluginTimeout = time.Hour
+)
+
+// checkPluginTimeout refuses a timeout outside MinPluginTimeout and
+// MaxPluginTimeout, naming its config key.
+func checkPluginTimeout(key string, d time.Duration) error {
+	switch {
+	case d <= 0:
+		return fmt.Errorf("nrikit: %s: must be positive, got %v", key, d)
+	case d < MinPluginTimeout:
+		return fmt.Errorf("nrikit: %s: %v is below %v", key, d, MinPluginTimeout)
+	case d > MaxPluginTimeout:
+		return fmt.Errorf("nrikit: %s: %v is beyond %v", key, d, MaxPluginTimeout)
+	}
+	return nil
+}
+
+func pluginTimeout(key string, d time.Duration, set func(*options)) Option {
+	return func(o *options) error {
+		if err := checkPluginTimeout(key, d); err != nil {
+			return err
+		}
+		set(o)
+		return nil
+	}
 }
 
 // WithDefaultFailurePolicy sets the failure policy of plugins that do not
@@ -214,7 +258,10 @@ func WithTTRPCOptions(clientOpts []ttrpc.ClientOpts, serverOpts []ttrpc.ServerOp
 // by that group. Without it the socket is 0600 in a 0700 directory. A
 // directory that exists already is changed only when it is the runtime's
 // own 0700 one (as nrikit creates it); any other is left as the operator
-// made it. An unknown group fails New.
+// made it. Directories created above it are the group's too, and Start
+// fails, naming it, when one above that the group's members cannot search
+// is in the way. An unknown group, or a gid the kernel cannot store (beyond
+// 4294967294), fails New.
 func WithSocketGroup(group string) Option {
 	return func(o *options) error {
 		g, err := accept.LookupGroup(group)
@@ -222,16 +269,6 @@ func WithSocketGroup(group string) Option {
 			return err
 		}
 		o.socketGroup = g
-		return nil
-	}
-}
-
-func positiveDuration(what string, d time.Duration, set func(*options)) Option {
-	return func(o *options) error {
-		if d <= 0 {
-			return fmt.Errorf("nrikit: %s must be positive, got %v", what, d)
-		}
-		set(o)
 		return nil
 	}
 }
@@ -244,6 +281,7 @@ func positiveDuration(what string, d time.Duration, set func(*options)) Option {
 // never dropped nor timed out, and plugins do not see it.
 func WithDefaultValidator(cfg *validator.DefaultValidatorConfig) Option {
 	return func(o *options) error {
+		o.requirements = requirementsOf(cfg)
 		if cfg == nil || !cfg.Enable {
 			o.defaultValidator = nil
 			return nil

@@ -75,11 +75,11 @@ func TestPanicInPluginCallDropsThatPlugin(t *testing.T) {
 }
 
 // A panic in a connection's readers, in code the peer's bytes steer (the
-// mux's trunk reader, the guard over the ttrpc client), drops the plugin on
+// mux's trunk reader, the client's reading of replies), drops the plugin on
 // that connection: the first reply read after it is armed is 10-first's
 // answer to RunPodSandbox.
 func TestPanicInConnectionReaderDropsThatPlugin(t *testing.T) {
-	for _, place := range []struct{ at, on string }{{"mux.read", ""}, {"guard.read", "client"}} {
+	for _, place := range []struct{ at, on string }{{"mux.read", ""}, {"replies.read", ""}} {
 		t.Run(place.at, func(t *testing.T) {
 			e, changes := panicEnv(t)
 			injectPanic(t, place.at, place.on)

@@ -14,6 +14,7 @@ import (
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/relay"
+	"github.com/nrikit/nrikit/internal/scope"
 )
 
 // PluginSettings is what the operator sets for one plugin, in the
@@ -34,6 +35,20 @@ type PluginSettings struct {
 	// built-in plugin's own (BuiltinPlugin.Filter).
 	Filter *PluginFilter `json:"filter,omitempty" toml:"filter"`
 
+	// Peer binds the plugin's name to the processes that may register under
+	// it from the socket; nil: any (see PeerRules).
+	Peer *PeerRules `json:"peer,omitempty" toml:"peer"`
+	// Allow limits what the plugin may change to these classes (see
+	// AllowClasses): "annotations", "env", "mounts", "updates" of other
+	// containers, "evictions"... A reply that changes anything else fails
+	// its setup event with ErrOutOfScope (which also matches ErrRejected),
+	// naming the plugin and what it changed; its unsolicited updates
+	// outside it are refused with the reason, and its updates from
+	// Synchronize are not applied. nil: everything, as without settings;
+	// empty: nothing (a plugin that only observes). A name that is not a
+	// class fails New, naming the key.
+	Allow []string `json:"allow,omitzero" toml:"allow"`
+
 	// A timeout the plugin asks for itself (containerd/nri#304) would be
 	// read here, below the operator's: its wire field is not settled
 	// upstream yet (in v0.12.5 its number is failure_policy's).
@@ -51,7 +66,11 @@ const (
 func relaySettings(in map[string]PluginSettings) map[string]relay.Settings {
 	out := make(map[string]relay.Settings, len(in))
 	for key, s := range in {
-		rs := relay.Settings{RequestTimeout: time.Duration(s.RequestTimeout)}
+		rs := relay.Settings{RequestTimeout: time.Duration(s.RequestTimeout), Peer: s.Peer.rules()}
+		if s.Allow != nil {
+			allow, _ := scope.Parse(s.Allow) // checked by WithPluginSettings
+			rs.Allow = &allow
+		}
 		if s.FailurePolicy != nil {
 			fp := nri.FailurePolicy(*s.FailurePolicy)
 			rs.FailurePolicy = &fp
@@ -74,6 +93,8 @@ func WithPluginSettings(key string, s PluginSettings) Option {
 		if o.pluginSettings == nil {
 			o.pluginSettings = map[string]PluginSettings{}
 		}
+		s.Peer = s.Peer.clone() // the caller's may change after
+		s.Allow = cloneAllow(s.Allow)
 		o.pluginSettings[key] = s
 		return nil
 	}
@@ -85,19 +106,53 @@ func (s PluginSettings) validate(key string) error {
 	if err := validSettingsKey(key); err != nil {
 		return fmt.Errorf("nrikit: %s: not a plugin name or NN-name: %w", path, err)
 	}
-	if d := time.Duration(s.RequestTimeout); d < 0 {
-		return fmt.Errorf("nrikit: %s.request_timeout: must be positive, got %v", path, d)
+	if d := time.Duration(s.RequestTimeout); d != 0 {
+		if err := checkPluginTimeout(path+".request_timeout", d); err != nil {
+			return err
+		}
+	}
+	if s.Peer != nil {
+		if err := s.Peer.rules().Validate(path + ".peer"); err != nil {
+			return fmt.Errorf("nrikit: %w", err)
+		}
+	}
+	if _, err := scope.Parse(s.Allow); err != nil {
+		return fmt.Errorf("nrikit: %s.allow: %w", path, err)
 	}
 	return s.validateRollout(path)
 }
 
-// validSettingsKey accepts what a plugin may register as: "NN-name" with a
-// valid index and name, or a valid bare name.
-func validSettingsKey(key string) error {
-	if idx, name, ok := strings.Cut(key, "-"); ok && api.ValidatePluginIndex(idx) == nil {
-		return api.ValidatePluginName(name)
+// AllowClasses lists the classes PluginSettings.Allow takes: the fields of
+// a container's adjustment (annotations, mounts, env, args, hooks,
+// devices, resources, cgroups_path, oom_score, io_priority, seccomp,
+// namespaces, sysctl, net_devices, scheduler, rdt, memory_policy, rlimits,
+// cdi_devices), "updates" of other containers (in replies, from
+// Synchronize, unsolicited) and "evictions". "resources" also covers the
+// resources of the container an UpdateContainer updates.
+func AllowClasses() []string { return scope.Names() }
+
+// cloneAllow copies an allow list, keeping nil (everything) apart from
+// empty (nothing).
+func cloneAllow(allow []string) []string {
+	if allow == nil {
+		return nil
 	}
-	return api.ValidatePluginName(key)
+	return append([]string{}, allow...)
+}
+
+// validSettingsKey accepts what a plugin may register as: "NN-name" with a
+// valid index and name, or a valid bare name that does not begin like
+// NN-name ("100-dranet" is not the name of plugins of any index, it is a
+// mistyped index).
+func validSettingsKey(key string) error {
+	if !relay.IDKey(key) {
+		return api.ValidatePluginName(key)
+	}
+	idx, name, _ := strings.Cut(key, "-")
+	if err := api.ValidatePluginIndex(idx); err != nil {
+		return fmt.Errorf("it begins like NN-name, but %q is not a two-digit index", idx)
+	}
+	return api.ValidatePluginName(name)
 }
 
 // settingsOptions is the plugin_settings table as options, in key order so

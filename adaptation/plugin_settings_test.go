@@ -175,6 +175,28 @@ func TestBadSettingsFailNew(t *testing.T) {
 			`plugin_settings."not a name": not a plugin name or NN-name`},
 		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"10-": {}}},
 			`plugin_settings."10-": not a plugin name or NN-name`},
+		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"100-dranet": {}}},
+			`plugin_settings."100-dranet": not a plugin name or NN-name: it begins like NN-name, but "100" is not a two-digit index`},
+		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"1-dranet": {}}},
+			`plugin_settings."1-dranet": not a plugin name or NN-name: it begins like NN-name, but "1" is not a two-digit index`},
+		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"10-dranet": {RequestTimeout: 1}}},
+			`plugin_settings."10-dranet".request_timeout: 1ns is below 1ms`},
+		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"dranet": {RequestTimeout: adaptation.Duration(10000 * time.Hour)}}},
+			`plugin_settings."dranet".request_timeout: 10000h0m0s is beyond 1h0m0s`},
+		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"dranet": {Peer: &adaptation.PeerRules{}}}},
+			`plugin_settings."dranet".peer: binds the name to no peer`},
+		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"dranet": {Peer: &adaptation.PeerRules{Exe: []string{"dranet"}}}}},
+			`plugin_settings."dranet".peer.exe: "dranet": not an absolute path`},
+		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"dranet": {Peer: &adaptation.PeerRules{Pods: []string{"[x/y"}}}}},
+			`plugin_settings."dranet".peer.pods: "[x/y": syntax error in pattern`},
+		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"dranet": {Peer: &adaptation.PeerRules{UIDs: []uint32{4294967295}}}}},
+			`plugin_settings."dranet".peer.uids: 4294967295 is beyond the largest id the kernel stores`},
+		{adaptation.Config{PluginSettings: map[string]adaptation.PluginSettings{"dranet": {Allow: []string{"env", "environment"}}}},
+			`plugin_settings."dranet".allow: "environment" is not a class of changes; the classes are annotations, mounts, env,`},
+		{adaptation.Config{ExternalPlugins: "some"}, `external_plugins: "some" is not one of any, configured`},
+		{adaptation.Config{RequestTimeout: 1}, `plugin_request_timeout: 1ns is below 1ms`},
+		{adaptation.Config{RegistrationTimeout: adaptation.Duration(10000 * time.Hour)}, `plugin_registration_timeout: 10000h0m0s is beyond 1h0m0s`},
+		{adaptation.Config{SyncTimeout: adaptation.Duration(time.Microsecond)}, `plugin_sync_timeout: 1µs is below 1ms`},
 		{adaptation.Config{EventBudget: adaptation.Duration(-time.Second)}, `event_budget: must not be negative, got -1s`},
 		{adaptation.Config{DeadlineReserve: adaptation.Duration(-time.Millisecond)}, `deadline_reserve: must not be negative, got -1ms`},
 		{adaptation.Config{BudgetCheck: "sometimes"}, `budget_check: "sometimes" is not one of warn, refuse, off`},
@@ -189,5 +211,25 @@ func TestBadSettingsFailNew(t *testing.T) {
 		"10-dranet": {RequestTimeout: adaptation.Duration(10 * time.Second)}, "my-plugin": {}}, BudgetCheck: adaptation.BudgetRefuse}
 	if _, err := adaptation.New("rt", "v1", nil, nil, good.Options()...); err != nil {
 		t.Errorf("New with good settings: %v", err)
+	}
+}
+
+// TestSettingsKeysMatchAsDocumented: an NN-name entry applies to that index
+// and name only, a bare name's to that name at any index; a plugin whose
+// name is itself "10-dranet" (a valid name) does not get the entry of
+// 10-dranet, whatever its index.
+func TestSettingsKeysMatchAsDocumented(t *testing.T) {
+	e := newEnv(t,
+		adaptation.WithPluginSettings("10-dranet", adaptation.PluginSettings{RequestTimeout: adaptation.Duration(7 * time.Second)}),
+		adaptation.WithPluginSettings("audit", adaptation.PluginSettings{RequestTimeout: adaptation.Duration(9 * time.Second)}))
+	e.start()
+	e.external("05", "10-dranet", testplugin.Config{})
+	e.external("10", "dranet", testplugin.Config{})
+	e.external("42", "audit", testplugin.Config{})
+	e.waitPlugins("05-10-dranet", "10-dranet", "42-audit")
+	for id, want := range map[string]time.Duration{"05-10-dranet": adaptation.DefaultRequestTimeout, "10-dranet": 7 * time.Second, "42-audit": 9 * time.Second} {
+		if got := pluginInfo(t, e.a)[id]; time.Duration(got.RequestTimeout) != want {
+			t.Errorf("%s: request timeout %v from %q, want %v", id, time.Duration(got.RequestTimeout), got.RequestTimeoutFrom, want)
+		}
 	}
 }

@@ -18,12 +18,15 @@ import (
 // ErrPluginsNotReady: a pod's required plugins were not all active by the
 // readiness bound, were lost while it was created, or did not answer its
 // RunPodSandbox. The error names each missing plugin and what happened to
-// it last.
+// it last. Its gRPC code is Unavailable (see GRPCStatus in the porting
+// guide): the plugins may be back soon.
 var ErrPluginsNotReady = readiness.ErrPluginsNotReady
 
-// Readiness says whether every node-level required plugin (the default
-// validator's required_plugins) is active. With none configured it is
-// always ready once started.
+// Readiness says whether every plugin the node requires is active: the
+// node-level required plugins (required_plugins), and with the readiness
+// gate on those that pods' annotations required and lacked within the
+// last 10 minutes, until they join. With none of either it is always ready
+// once started.
 type Readiness struct {
 	Ready bool `json:"ready"`
 	// Since is when Ready took its value (New, for the first one).
@@ -31,7 +34,7 @@ type Readiness struct {
 	// Required are the node-level required plugins.
 	Required []string `json:"required,omitempty"`
 	// Missing are the required plugins that are not active, in the order
-	// of Required.
+	// of Required, then those pods lacked (each with its Pod).
 	Missing []MissingPlugin `json:"missing,omitempty"`
 	// Proceeded counts the pods created without all their required
 	// plugins under on_timeout = "proceed": the RunPodSandbox calls that
@@ -79,6 +82,10 @@ type MissingPlugin struct {
 	Time   time.Time `json:"time,omitzero"`
 	// BackoffUntil is when a plugin in its sync back-off may register again.
 	BackoffUntil time.Time `json:"backoff_until,omitzero"`
+	// Pod is, for a plugin no node-level setting requires, the last pod
+	// ("namespace/name") whose required-plugins annotation named it and
+	// that the gate held or created without it.
+	Pod string `json:"pod,omitempty"`
 }
 
 // String tells the story in one line: `"foo" left at 10:04:05 (connection lost)`.
@@ -169,10 +176,10 @@ func readinessOf(s readiness.State) Readiness {
 // missingPluginOf is the tracker's story of a missing plugin in the
 // runtime's form.
 func missingPluginOf(m readiness.Missing) MissingPlugin {
-	return MissingPlugin{Name: m.Name, State: MissingState(m.State), Plugin: m.Plugin, Phase: m.Phase, Reason: m.Reason, Time: m.Time, BackoffUntil: m.BackoffUntil}
+	return MissingPlugin{Name: m.Name, State: MissingState(m.State), Plugin: m.Plugin, Phase: m.Phase, Reason: m.Reason, Time: m.Time, BackoffUntil: m.BackoffUntil, Pod: m.Pod}
 }
 
 // internal is m in the tracker's form, which tells its story.
 func (m MissingPlugin) internal() readiness.Missing {
-	return readiness.Missing{Name: m.Name, State: readiness.MissingState(m.State), Plugin: m.Plugin, Phase: m.Phase, Reason: m.Reason, Time: m.Time, BackoffUntil: m.BackoffUntil}
+	return readiness.Missing{Name: m.Name, State: readiness.MissingState(m.State), Plugin: m.Plugin, Phase: m.Phase, Reason: m.Reason, Time: m.Time, BackoffUntil: m.BackoffUntil, Pod: m.Pod}
 }

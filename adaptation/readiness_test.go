@@ -662,7 +662,7 @@ func TestReadinessConfigRefusals(t *testing.T) {
 		cfg  adaptation.Config
 		want string
 	}{
-		{adaptation.Config{PluginReadiness: &adaptation.ReadinessConfig{Wait: adaptation.Duration(time.Second)}}, "plugin_readiness.wait: no required plugins"},
+		{adaptation.Config{DefaultValidator: on, PluginReadiness: &adaptation.ReadinessConfig{SetupReserve: adaptation.Duration(-time.Second)}}, "plugin_readiness.setup_reserve: -1s is negative"},
 		{adaptation.Config{DefaultValidator: on, PluginReadiness: &adaptation.ReadinessConfig{OnTimeout: "wait"}}, "plugin_readiness.on_timeout"},
 		{adaptation.Config{DefaultValidator: on, PluginReadiness: &adaptation.ReadinessConfig{Wait: adaptation.Duration(3 * time.Minute)}}, "plugin_readiness.wait: 3m0s is beyond 2m0s"},
 		{adaptation.Config{DefaultValidator: on, PluginReadiness: &adaptation.ReadinessConfig{Wait: adaptation.Duration(-time.Second)}}, "plugin_readiness.wait"},

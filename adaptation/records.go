@@ -16,11 +16,20 @@ import (
 // a few hundred bytes and the owners' tables.
 const MaxContainerRecords = 1 << 16
 
+// DefaultContainerRecords is how many containers' records are kept unless
+// the runtime says otherwise: more than a node's containers (kubelet runs
+// at most 110 pods by default), so that "which plugin changed this
+// container" has an answer on a node where nobody turned records on
+// before the incident. Slots for them are allocated at New (about 100 KiB);
+// recording a creation allocates nothing of its own.
+const DefaultContainerRecords = 512
+
 // WithContainerRecords keeps, for the newest n live containers, the record
 // of which plugin set which field and which validators approved, and the
 // updates plugins made since (see Adaptation.ContainerRecord). A record
 // goes when its container is removed; when n containers are recorded, the
-// oldest live one's record makes room for a new one. 0, the default, keeps none; n must be within 0 and
+// oldest live one's record makes room for a new one. Without this option
+// DefaultContainerRecords are kept; 0 keeps none; n must be within 0 and
 // MaxContainerRecords.
 func WithContainerRecords(n int) Option {
 	return func(o *options) error {
@@ -32,6 +41,15 @@ func WithContainerRecords(n int) Option {
 	}
 }
 
+// A record lists at most MaxRecordFields fields of a creation and of each
+// update (the first in field order, then by key), and cuts keys longer than
+// MaxRecordKeyBytes (ending them in " [cut]"), so that reading a record
+// costs little whatever a plugin set.
+const (
+	MaxRecordFields   = 512
+	MaxRecordKeyBytes = 256
+)
+
 // ContainerRecord says who changed a live container: which plugin set which
 // field at its creation, which validators approved, and the updates plugins
 // made since.
@@ -41,9 +59,11 @@ type ContainerRecord struct {
 	PodID   string    `json:"pod_id,omitempty"`
 	Created time.Time `json:"created"` // when CreateContainer returned it
 	// Fields are the fields the plugins set or removed at its creation, in
-	// field order, then by key.
-	Fields     []FieldOwner     `json:"fields"`
-	Validation ValidationRecord `json:"validation"`
+	// field order, then by key: the first MaxRecordFields.
+	Fields []FieldOwner `json:"fields"`
+	// FieldsOmitted counts the fields left out beyond MaxRecordFields.
+	FieldsOmitted int              `json:"fields_omitted,omitempty"`
+	Validation    ValidationRecord `json:"validation"`
 	// Updates are the updates plugins made to it since, oldest first; the
 	// last 32 are kept.
 	Updates []UpdateRecord `json:"updates"`
@@ -94,7 +114,9 @@ type UpdateRecord struct {
 	Time   time.Time    `json:"time"`
 	Source string       `json:"source"` // UpdateByReply, UpdateByCreation, UpdateByStop or UpdateByPlugin
 	Plugin string       `json:"plugin"`
-	Fields []FieldOwner `json:"fields"`
+	Fields []FieldOwner `json:"fields"` // as ContainerRecord's
+	// FieldsOmitted counts the fields left out beyond MaxRecordFields.
+	FieldsOmitted int `json:"fields_omitted,omitempty"`
 	// Failed: the runtime reported the unsolicited update failed.
 	Failed bool `json:"failed,omitempty"`
 }
@@ -114,12 +136,13 @@ func (a *Adaptation) ContainerRecord(id string) (ContainerRecord, bool) {
 func containerRecord(rec records.Record) ContainerRecord {
 	out := ContainerRecord{
 		ID: rec.ID, Name: rec.Name, PodID: rec.PodID, Created: rec.Created,
-		Fields:     fieldOwners(rec.Fields),
+		Fields: fieldOwners(rec.Fields), FieldsOmitted: rec.FieldsOmitted,
 		Validation: ValidationRecord{DefaultValidator: rec.Validation.DefaultValidator, Validators: rec.Validation.Validators, DryRun: dryRunVerdicts(rec.Validation.DryRun)},
 		Updates:    make([]UpdateRecord, len(rec.Updates)),
 	}
 	for i, u := range rec.Updates {
-		out.Updates[i] = UpdateRecord{Time: u.Time, Source: string(u.Source), Plugin: u.Plugin, Fields: fieldOwners(u.Fields), Failed: u.Failed}
+		out.Updates[i] = UpdateRecord{Time: u.Time, Source: string(u.Source), Plugin: u.Plugin,
+			Fields: fieldOwners(u.Fields), FieldsOmitted: u.FieldsOmitted, Failed: u.Failed}
 	}
 	return out
 }

@@ -101,7 +101,7 @@ func TestContainerRecordsBounded(t *testing.T) {
 		t.Errorf("status counts %d records, want 2", n)
 	}
 
-	off := newEnv(t)
+	off := newEnv(t, adaptation.WithContainerRecords(0))
 	off.preinstall("10", "labels", testplugin.Config{Events: "createcontainer", Annotations: map[string]string{"a": "b"}})
 	off.start()
 	off.waitPlugins("10-labels")

@@ -80,6 +80,11 @@ type StatusSettings struct {
 	ObserverQueue int `json:"observer_queue"`
 	// DefaultValidatorDryRun: the default validator runs dry.
 	DefaultValidatorDryRun bool `json:"default_validator_dry_run,omitempty"`
+	// ExternalPlugins says which names may register from the socket.
+	ExternalPlugins ExternalPlugins `json:"external_plugins"`
+	// PeerIdentity: the runtime tells the pod of a process
+	// (WithPeerIdentity), which names bound to pods need.
+	PeerIdentity bool `json:"peer_identity"`
 }
 
 // PluginStatus is one active plugin: what Plugins says of it (its effective
@@ -227,6 +232,8 @@ func (a *Adaptation) statusSettings() StatusSettings {
 		DeadlineReserve:      Duration(o.deadlineReserve),
 		BudgetCheck:          o.budgetCheck,
 		ObserverQueue:        o.observerQueue,
+		ExternalPlugins:      o.externalPlugins,
+		PeerIdentity:         o.peerIdentity != nil,
 	}
 	s.DefaultValidatorDryRun = o.defaultValidator != nil && o.defaultValidator.DryRun()
 	if o.disableConnect {
@@ -234,7 +241,8 @@ func (a *Adaptation) statusSettings() StatusSettings {
 	}
 	s.PluginSettings = copySettings(o.pluginSettings)
 	if r := o.readiness; r.wait > 0 {
-		s.PluginReadiness = &ReadinessConfig{Wait: Duration(r.wait), OnTimeout: r.onTimeout, ExemptNamespaces: slices.Clone(r.exempt)}
+		s.PluginReadiness = &ReadinessConfig{Wait: Duration(r.wait), OnTimeout: r.onTimeout, ExemptNamespaces: slices.Clone(r.exempt),
+			SetupReserve: Duration(r.setupReserve)}
 	}
 	return s
 }
@@ -252,6 +260,8 @@ func copySettings(in map[string]PluginSettings) map[string]PluginSettings {
 			s.FailurePolicy = &fp
 		}
 		s.Filter = s.Filter.clone()
+		s.Peer = s.Peer.clone()
+		s.Allow = cloneAllow(s.Allow)
 		out[key] = s
 	}
 	return out

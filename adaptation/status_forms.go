@@ -12,13 +12,20 @@ import (
 // pluginStatus is one active plugin's entry of Status: info and its counters.
 func pluginStatus(info PluginInfo, c status.PluginCalls) PluginStatus {
 	ps := PluginStatus{PluginInfo: info, JoinedAt: c.JoinedAt, Calls: make([]EventCalls, len(c.Calls))}
-	if last := c.LastError; last != nil {
-		ps.LastError = &PluginLastError{Event: last.Event, Outcome: Outcome(last.Outcome), Error: last.Error, Time: last.Time}
-	}
+	ps.LastError = lastErrorOf(c.LastError)
 	for i, ec := range c.Calls {
 		ps.Calls[i] = eventCalls(ec)
 	}
 	return ps
+}
+
+// lastErrorOf is a plugin's last failed call in the public form; nil for
+// none.
+func lastErrorOf(last *nri.CallError) *PluginLastError {
+	if last == nil {
+		return nil
+	}
+	return &PluginLastError{Event: last.Event, Outcome: Outcome(last.Outcome), Error: last.Error, Time: last.Time}
 }
 
 func eventCalls(ec status.EventCalls) EventCalls {

@@ -178,6 +178,12 @@ func TestStatusRecentChanges(t *testing.T) {
 		if c.Plugin == "20-crashes" && c.Change == adaptation.PluginLeft && c.Phase != "CreateContainer" {
 			t.Errorf("crash reported in phase %q, want CreateContainer", c.Phase)
 		}
+		// Status no longer lists the dropped instance: its last error
+		// stays with its leaving.
+		if c.Plugin == "20-crashes" && c.Change == adaptation.PluginLeft &&
+			(c.LastError == nil || c.LastError.Event != "CreateContainer" || c.LastError.Outcome != adaptation.OutcomeLost) {
+			t.Errorf("the crash's leaving keeps last error %+v, want its lost CreateContainer", c.LastError)
+		}
 	}
 	if calls := pluginStatus(t, st, "50-ext").Calls; len(calls) != 0 {
 		t.Errorf("the replacing instance starts with counts %+v, want none", calls)

@@ -38,6 +38,8 @@ func (a *Adaptation) relayConfig(sync SyncFn, update UpdateFn) relay.Config {
 		SyncTimeout:      o.sync,
 		FailurePolicy:    nri.FailurePolicy(o.failurePolicy),
 		Settings:         relaySettings(o.pluginSettings),
+		ConfiguredOnly:   o.externalPlugins == ExternalConfigured,
+		PeerIdentity:     o.peerIdentity,
 		EventBudget:      o.eventBudget,
 		DeadlineReserve:  o.deadlineReserve,
 		BudgetCheck:      admission.BudgetCheck(o.budgetCheck),

@@ -41,6 +41,8 @@ func TestPublicConstantsAreTheComponents(t *testing.T) {
 		{"DeprecatedStateChange", DeprecatedStateChange.String(), relay.DeprecatedStateChange},
 		{"MaxRecentChanges", MaxRecentChanges, status.MaxRecentChanges},
 		{"MaxRecentRefused", MaxRecentRefused, status.MaxRecentRefused},
+		{"MaxRecordFields", MaxRecordFields, records.MaxFields},
+		{"MaxRecordKeyBytes", MaxRecordKeyBytes, records.MaxKeyBytes},
 		{"MaxStatusClients", MaxStatusClients, status.MaxClients},
 		{"UpdateByReply", UpdateByReply, records.ByReply},
 		{"UpdateByCreation", UpdateByCreation, records.ByCreation},

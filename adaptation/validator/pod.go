@@ -44,14 +44,12 @@ func (v *DefaultValidator) ForPod(pod *api.PodSandbox) (PodRequirements, error) 
 	if err != nil {
 		return PodRequirements{}, err
 	}
-	all := slices.Clip(v.cfg.RequiredPlugins)
-	for _, name := range annotated {
-		if !slices.Contains(all, name) {
-			all = append(all, name)
-		}
-	}
-	return PodRequirements{Plugins: all}, nil
+	var seen names
+	all := seen.addNew(nil, v.cfg.RequiredPlugins, keepAll)
+	return PodRequirements{Plugins: seen.addNew(all, annotated, keepAll)}, nil
 }
+
+func keepAll(string) bool { return true }
 
 // RequiredPlugins returns a copy of the configured RequiredPlugins: those
 // every pod requires.

@@ -30,7 +30,37 @@ var docSamples = []struct {
 		dir := installStubs(t)
 		return []string{"--conformance", "--plugin-path", dir}, map[string]string{dir: "/tmp/nri-plugins"}
 	}},
+	{"status-of.txt", func(t *testing.T) ([]string, map[string]string) {
+		return []string{"--status-of", statusRuntime(t)}, nil
+	}},
+	{"container-record.txt", func(t *testing.T) ([]string, map[string]string) {
+		return []string{"--status-of", statusRuntime(t), "--container", "ctr-1"}, nil
+	}},
+	{"config-run.txt", func(t *testing.T) ([]string, map[string]string) {
+		file := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(file, []byte(rehearsedConfig), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"--config", file, "--pod-annotation", "required-plugins.noderesource.dev=[annotator]"},
+			map[string]string{file: "/etc/containerd/config.toml"}
+	}},
 }
+
+// rehearsedConfig is the containerd config docs/nritest.md rehearses.
+const rehearsedConfig = `version = 3
+
+[plugins."io.containerd.nri.v1.nri"]
+  plugin_request_timeout = "2s"
+
+  [plugins."io.containerd.nri.v1.nri".plugin_settings."annotator"]
+    request_timeout = "5s"
+  [plugins."io.containerd.nri.v1.nri".plugin_settings."10-logger"]
+    failure_policy = { fail_request = true, keep_connected = true }
+
+  [plugins."io.containerd.nri.v1.nri".plugin_readiness]
+    wait = "10s"
+    exempt_namespaces = ["kube-system"]
+`
 
 // TestDocSamples: the output docs/nritest.md shows for each mode is what
 // nritest prints, but for what changes from run to run (latencies, pids,

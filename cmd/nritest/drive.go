@@ -196,6 +196,11 @@ func (d *driver) runPod() step {
 		// Listed as being created while plugins hear of it, as a runtime may list it.
 		creating := proto.Clone(d.pod).(*api.PodSandbox)
 		creating.State = api.PodSandboxState_POD_SANDBOX_UNKNOWN
+		// First, as a runtime does, the readiness gate (at once when it is
+		// off or the pod's plugins are there).
+		if err := d.a.AwaitPlugins(ctx, d.podCopy()); err != nil {
+			return nil, fmt.Errorf("AwaitPlugins held the pod and failed it, before RunPodSandbox: %w", err)
+		}
 		d.st.putPod(creating)
 		err := d.a.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: d.podCopy()})
 		if err == nil {

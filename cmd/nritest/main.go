@@ -65,12 +65,16 @@ type config struct {
 	required       []string
 	observe        []string                            // --observe: plugins run as observers
 	filters        map[string]*adaptation.PluginFilter // --filter: plugins' scopes of pods
+	allow          map[string][]string                 // --allow: plugin_settings key -> classes
 	meta           workloadMeta
 	json           bool
 	verbose        bool
 	version        bool
 	conformance    bool
 	statusOf       string // --status-of: the status socket to query
+	container      string // --container: the record to fetch with --status-of
+	configFile     string // --config: the runtime's NRI table
+	runtimeConfig  *adaptation.Config
 }
 
 const usageText = `Usage: nritest [flags]
@@ -92,7 +96,16 @@ what in each CreateContainer, so that the report attributes changes;
 --no-owners turns them off. The report ends with nrikit's status: each
 plugin's calls per event by outcome, their latency and its last error.
 --status-of PATH prints instead the status a running runtime serves on its
-status socket (status_socket), and exits 1 when it cannot be reached.
+status socket (status_socket): readiness, each plugin's effective timeout
+and failure policy and where they came from, calls, last errors (of plugins
+that left too), handshakes and recent changes; with --container ID, that
+container's record. It exits 1 when it cannot be reached.
+
+--config FILE runs the lifecycle under the runtime's NRI table (containerd's
+config.toml, or the table alone): its plugin_settings, plugin_readiness (the
+pod waits in AwaitPlugins as a runtime's would; its required-plugins
+annotation comes from --pod-annotation), default_validator and budgets, with
+nritest's own plugins and socket.
 
 --observe NAME runs a plugin as an observer (never waited for, its replies not
 applied) and --filter NAME=SPEC gives it a scope of pods, as the runtime's
@@ -146,12 +159,15 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs.Var(listFlag{&c.required}, "required-plugins", "require the plugins `NAME[,NAME...]` as the default validator's required_plugins, and report their readiness")
 	fs.Var(listFlag{&c.observe}, "observe", "run the plugins `NAME[,NAME...]` as observers (plugin_settings delivery = \"observe\"): never waited for, their replies not applied")
 	fs.Var(filterFlag{&c.filters}, "filter", "give plugin NAME a scope of pods (plugin_settings filter), as `NAME=SPEC` with SPEC \"KEY=VALUE[,VALUE...][;KEY=...]\" and KEY one of namespaces, exclude_namespaces, runtime_handlers, pod_labels, pod_annotations; repeatable")
+	fs.Var(allowFlag{&c.allow}, "allow", "let the plugin `KEY=CLASS[,CLASS...]` (\"20-annotator=env\") change only those classes, as plugin_settings allow does; once per plugin")
 	noOwners := fs.Bool("no-owners", false, "keep no container records (changes are then not attributed)")
 	c.meta.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&c.conformance, "conformance", false, "run the conformance script and check each plugin against the lifecycle contract (see above)")
 	fs.BoolVar(&c.verbose, "v", false, "print nrikit's debug logs on stderr as they come (default: its warnings, less deprecations, after the report)")
-	fs.StringVar(&c.statusOf, "status-of", "", "print the status a running runtime serves on its status socket `PATH` (status_socket) and exit; only --json goes with it")
+	fs.StringVar(&c.statusOf, "status-of", "", "print the status a running runtime serves on its status socket `PATH` (status_socket) and exit; only --json and --container go with it")
+	fs.StringVar(&c.container, "container", "", "with --status-of: print the record of the container `ID` instead (who changed what in it)")
+	fs.StringVar(&c.configFile, "config", "", "rehearse the runtime's NRI table in `FILE` (containerd's config.toml, the table's keys alone, or Config's JSON): its plugin_settings, plugin_readiness, default_validator, budgets; not its paths or socket")
 	fs.BoolVar(&c.version, "version", false, "print nritest's version (nrikit's) and the NRI version it announces, and exit")
 	fs.Usage = func() {} // the flag package's error line is enough
 	err := fs.Parse(args)
@@ -163,6 +179,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	}
 	if err == nil && c.statusOf != "" {
 		err = onlyJSONWithStatusOf(fs)
+	}
+	if err == nil && c.container != "" && c.statusOf == "" {
+		err = errors.New("--container needs --status-of: it asks a running runtime for the record")
+	}
+	if err == nil && c.configFile != "" {
+		err = c.readRuntimeConfig(fs)
 	}
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stderr, "nritest: %v\n", err)
@@ -215,13 +237,27 @@ func notWithConformance(fs *flag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "linger", "no-owners", "required-plugins", "pod-annotation", "pod-label", "container-annotation", "container-label":
+		case "linger", "no-owners", "required-plugins", "allow", "pod-annotation", "pod-label", "container-annotation", "container-label":
 			if err == nil {
 				err = fmt.Errorf("--%s does not apply to --conformance", f.Name)
 			}
 		}
 	})
 	return err
+}
+
+// readRuntimeConfig reads --config, and takes from it the timeouts no flag
+// set.
+func (c *config) readRuntimeConfig(fs *flag.FlagSet) error {
+	file, err := loadRuntimeConfig(c.configFile)
+	if err != nil {
+		return fmt.Errorf("--config %s: %w", c.configFile, err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	c.takeTimeouts(file, set)
+	c.runtimeConfig = &file
+	return nil
 }
 
 // checkDir refuses a directory flag that names no directory: nrikit would
@@ -252,7 +288,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "nritest %s (NRI %s, %s)\n", nrikit.Version, adaptation.Version, runtime.Version())
 		return exitOK
 	case cfg.statusOf != "":
-		return printStatusOf(ctx, cfg.statusOf, cfg.json, stdout, stderr)
+		return printStatusOf(ctx, cfg.statusOf, cfg.container, cfg.json, stdout, stderr)
 	}
 	var quiet []string
 	if cfg.conformance {

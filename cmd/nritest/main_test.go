@@ -208,6 +208,7 @@ func TestHelp(t *testing.T) {
 		"-linger DURATION", "-registration-timeout DURATION", "-request-timeout DURATION", "-sync-timeout DURATION",
 		"DURATION to register", "DURATION for each event call", "DURATION for each Synchronize message", "-pod-annotation KEY=VALUE", "-pod-label KEY=VALUE",
 		"-container-annotation [CONTAINER:]KEY=VALUE", "-container-label [CONTAINER:]KEY=VALUE",
+		"-allow KEY=CLASS[,CLASS...]",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("-h lacks %q:\n%s", want, r.stdout)

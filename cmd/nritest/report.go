@@ -89,6 +89,13 @@ type PluginReport struct {
 	StateChange bool     `json:"state_change"`
 	// About says what a sample plugin does.
 	About string `json:"about,omitempty"`
+	// RequestTimeout and FailurePolicy are its effective settings, each
+	// with where it came from: operator (plugin_settings), plugin or
+	// default.
+	RequestTimeout     string `json:"request_timeout,omitempty"`
+	RequestTimeoutFrom string `json:"request_timeout_from,omitempty"`
+	FailurePolicy      string `json:"failure_policy,omitempty"` // "fail_request,keep_connected", or "none"
+	FailurePolicyFrom  string `json:"failure_policy_from,omitempty"`
 }
 
 // DeprecationReport is one plugin's deprecated behaviour.
@@ -105,10 +112,37 @@ func pluginReports(infos []adaptation.PluginInfo, about map[string]string) []Plu
 	for _, p := range infos {
 		out = append(out, PluginReport{
 			Plugin: p.Plugin, Kind: p.Kind, Revision: p.Revision, PID: p.PID, Events: p.Events, AllEvents: len(p.Events) == len(api.AllEvents.Events()), StateChange: p.StateChange,
-			About: about[p.Plugin],
+			About:          about[p.Plugin],
+			RequestTimeout: time.Duration(p.RequestTimeout).String(), RequestTimeoutFrom: p.RequestTimeoutFrom,
+			FailurePolicy: policyText(p.FailurePolicy), FailurePolicyFrom: p.FailurePolicyFrom,
 		})
 	}
 	return out
+}
+
+// policyText is a failure policy as the config writes its keys:
+// "fail_request,keep_connected", or "none" when both are false.
+func policyText(p adaptation.FailurePolicy) string {
+	var keys []string
+	if p.FailRequest {
+		keys = append(keys, "fail_request")
+	}
+	if p.KeepConnected {
+		keys = append(keys, "keep_connected")
+	}
+	if len(keys) == 0 {
+		return "none"
+	}
+	return strings.Join(keys, ",")
+}
+
+// settingText is an effective setting and where it came from: "2s
+// (default)".
+func settingText(value, from string) string {
+	if from == "" {
+		return value
+	}
+	return value + " (" + from + ")"
 }
 
 func deprecationReports(deps []adaptation.PluginDeprecation) []DeprecationReport {
@@ -365,7 +399,7 @@ func (r *Report) textPlugins(w io.Writer) {
 		return
 	}
 	about := slices.ContainsFunc(r.Active, func(p PluginReport) bool { return p.About != "" })
-	fmt.Fprint(w, "PLUGIN\tKIND\tREVISION\tPID\tEVENTS\tSTATECHANGE")
+	fmt.Fprint(w, "PLUGIN\tKIND\tREVISION\tPID\tTIMEOUT\tFAILURE POLICY\tEVENTS\tSTATECHANGE")
 	if about {
 		fmt.Fprint(w, "\tABOUT")
 	}
@@ -383,14 +417,15 @@ func (r *Report) textPlugins(w io.Writer) {
 		if p.AllEvents {
 			events = []string{"all"}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", p.Plugin, p.Kind, orDash(p.Revision), pid, events[0], sc)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", p.Plugin, p.Kind, orDash(p.Revision), pid,
+			settingText(p.RequestTimeout, p.RequestTimeoutFrom), settingText(p.FailurePolicy, p.FailurePolicyFrom), events[0], sc)
 		if about {
 			fmt.Fprintf(w, "\t%s", p.About)
 		}
 		fmt.Fprintln(w)
 		for _, l := range events[1:] {
 			// As many cells as a row, to keep the columns aligned.
-			fmt.Fprintf(w, "\t\t\t\t%s\t", l)
+			fmt.Fprintf(w, "\t\t\t\t\t\t%s\t", l)
 			if about {
 				fmt.Fprint(w, "\t")
 			}

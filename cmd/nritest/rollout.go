@@ -84,27 +84,6 @@ func parseFilter(spec string) (*adaptation.PluginFilter, error) {
 	return f, nil
 }
 
-// rolloutOptions are the operator's settings --observe and --filter stand
-// for: one plugin_settings entry per name.
-func rolloutOptions(cfg config) []adaptation.Option {
-	settings := map[string]adaptation.PluginSettings{}
-	for _, name := range cfg.observe {
-		s := settings[name]
-		s.Delivery = adaptation.DeliveryObserve
-		settings[name] = s
-	}
-	for name, f := range cfg.filters {
-		s := settings[name]
-		s.Filter = f
-		settings[name] = s
-	}
-	var opts []adaptation.Option
-	for name, s := range settings {
-		opts = append(opts, adaptation.WithPluginSettings(name, s))
-	}
-	return opts
-}
-
 // scopes are the filters as the contract checks them, by plugin ID; a name
 // without an index stands for each index (the plugin_settings rule).
 func scopes(filters map[string]*adaptation.PluginFilter) map[string]*filter.Selector {

@@ -477,8 +477,11 @@ func TestWaitTimeout(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if r.code != exitFailed || !strings.HasSuffix(r.stdout, "(--wait-timeout)\n") {
-		t.Errorf("exit %d; the report does not end with why it stopped:\n%s", r.code, r.stdout)
+	// It ends with why it stopped, and what to check: the plugin's index
+	// and name, without which the reference stub exits before connecting.
+	if r.code != exitFailed || !strings.HasSuffix(r.stdout, `idx-pluginname expected`+"\n") ||
+		!strings.Contains(r.stdout, "(--wait-timeout); a plugin that connects itself needs an index and a name") {
+		t.Errorf("exit %d; the report does not end with why it stopped and the hint:\n%s", r.code, r.stdout)
 	}
 }
 

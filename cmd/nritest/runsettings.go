@@ -19,6 +19,7 @@ type RunSettings struct {
 	NRIVersion      string `json:"nri_version"`
 	PluginSource    string `json:"plugin_source"` // where the plugins came from
 	Socket          string `json:"socket,omitempty"`
+	Config          string `json:"config,omitempty"` // --config
 	RequestTimeout  string `json:"request_timeout"`
 	RegisterTimeout string `json:"registration_timeout"`
 	SyncTimeout     string `json:"sync_timeout"`
@@ -33,6 +34,7 @@ func newRunSettings(cfg config) RunSettings {
 		Runtime:         runtimeName + " " + runtimeVersion,
 		NRIVersion:      adaptation.Version,
 		Socket:          cfg.socket,
+		Config:          cfg.configFile,
 		RequestTimeout:  cfg.requestTimeout.String(),
 		RegisterTimeout: cfg.regTimeout.String(),
 		SyncTimeout:     cfg.syncTimeout.String(),
@@ -52,6 +54,9 @@ func (s RunSettings) writeText(w io.Writer, title string) {
 		socket = s.Socket
 	}
 	fmt.Fprintf(w, "  socket:    %s\n", socket)
+	if s.Config != "" {
+		fmt.Fprintf(w, "  config:    %s (the runtime's NRI table, less its paths and socket)\n", s.Config)
+	}
 	for _, name := range s.Observers {
 		fmt.Fprintf(w, "  observer:  %s (delivery = \"observe\": never waited for, its replies not applied)\n", name)
 	}

@@ -74,8 +74,8 @@ func simulate(ctx context.Context, cfg config, log *logrus.Entry, stderr io.Writ
 		}
 	}
 	changes.lifecycleStarts()
-	if len(cfg.required) > 0 {
-		rep.Readiness = readinessReport(a.Readiness())
+	if gate := a.Status().Settings.PluginReadiness; len(cfg.required) > 0 || gate != nil || len(a.Readiness().Required) > 0 {
+		rep.Readiness = readinessReport(a.Readiness(), gate)
 	}
 	rep.Events = d.drive(ctx, rec)
 	return finish()
@@ -127,11 +127,16 @@ func options(cfg config, pluginDir string, log *logrus.Entry, rec *recorder, own
 	}
 	if owners {
 		opts = append(opts, adaptation.WithContainerRecords(recordsKept))
+	} else {
+		opts = append(opts, adaptation.WithContainerRecords(0))
+	}
+	if cfg.runtimeConfig != nil {
+		opts = append(opts, runtimeConfigOptions(*cfg.runtimeConfig)...)
 	}
 	if len(cfg.required) > 0 {
 		opts = append(opts, requiredPluginsOption(cfg.required))
 	}
-	opts = append(opts, rolloutOptions(cfg)...)
+	opts = append(opts, pluginSettingsOptions(cfg)...)
 	// A tool run again and again on the same WASM plugins should not compile
 	// them every time.
 	if dir, err := os.UserCacheDir(); err == nil {
@@ -162,6 +167,10 @@ func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, 
 	fmt.Fprintf(stderr, "nritest: waiting up to %s for %d external plugin(s) on %s (see --wait-timeout)\n", cfg.waitTimeout, cfg.wait, cfg.socket)
 	deadline := time.NewTimer(cfg.waitTimeout)
 	defer deadline.Stop()
+	// A plugin that never connects most often exited before it could: say
+	// why that happens, once, early in a long wait.
+	hint := time.NewTimer(min(hintAfter, cfg.waitTimeout/2))
+	defer hint.Stop()
 	for {
 		n := countExternal(a.Plugins())
 		if n >= cfg.wait {
@@ -177,15 +186,23 @@ func waitExternal(ctx context.Context, a *adaptation.Adaptation, rec *recorder, 
 		select {
 		case <-next:
 		case <-rec.countChanged():
+		case <-hint.C:
+			if n == 0 && len(refused) == 0 {
+				fmt.Fprintf(stderr, "nritest: no plugin has connected to %s yet: %s\n", cfg.socket, neverConnectedHint)
+			}
 		case <-deadline.C:
-			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout)",
-				n, cfg.wait, cfg.socket, cfg.waitTimeout)
+			return fmt.Errorf("only %d of %d external plugins connected to %s within %s (--wait-timeout); %s",
+				n, cfg.wait, cfg.socket, cfg.waitTimeout, neverConnectedHint)
 		case <-ctx.Done():
 			return fmt.Errorf("interrupted while waiting for external plugins (%d of %d connected): %w",
 				n, cfg.wait, context.Cause(ctx))
 		}
 	}
 }
+
+// hintAfter is how long nritest waits for a first external plugin before
+// it says why one may never come.
+const hintAfter = 5 * time.Second
 
 func countExternal(infos []adaptation.PluginInfo) int {
 	n := 0

@@ -35,11 +35,17 @@ func (r *Report) textStatus(w io.Writer) {
 		fmt.Fprintln(w, "(no calls)")
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "LAST ERRORS (each plugin's last failed call)")
+	fmt.Fprintln(w, "LAST ERRORS (each plugin's last failed call; a plugin that left, as it left)")
 	errs := 0
 	for _, p := range r.Status.Plugins {
 		if e := p.LastError; e != nil {
 			fmt.Fprintf(w, "%s\t%s %s: %s\n", p.Plugin, e.Event, e.Outcome, e.Error)
+			errs++
+		}
+	}
+	for _, c := range r.Status.RecentChanges {
+		if e := c.LastError; e != nil && c.Change == adaptation.PluginLeft {
+			fmt.Fprintf(w, "%s (left)\t%s %s: %s\n", c.Plugin, e.Event, e.Outcome, e.Error)
 			errs++
 		}
 	}

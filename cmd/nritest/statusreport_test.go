@@ -124,4 +124,12 @@ func TestStatusOf(t *testing.T) {
 	if r.code != exitUsage {
 		t.Errorf("--status-of with --conformance: exit %d, want %d", r.code, exitUsage)
 	}
+	r = runCmd(t, "--status-of", path, "--container", "unknown")
+	if r.code != exitFailed || !strings.Contains(r.stderr, "no record of that container") {
+		t.Errorf("--container of an unknown container: exit %d, stderr %q; want 1 saying so", r.code, r.stderr)
+	}
+	r = runCmd(t, "--container", "ctr-1")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--container needs --status-of") {
+		t.Errorf("--container alone: exit %d, stderr %q; want a usage error", r.code, r.stderr)
+	}
 }

@@ -1,32 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// The peer's pid from LOCAL_PEERPID.
+// The peer's pid from LOCAL_PEERPID, its uid and gid from LOCAL_PEERCRED.
 
 package accept
 
 import (
 	"net"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// Darwin's <sys/un.h>: the socket option level of unix sockets and the
-// option that reads the peer's pid. The syscall package does not name them.
-const (
-	solLocal     = 0
-	localPeerPID = 2
-)
+// PeerKnows says what PeerOf tells on this OS: not the executable, which
+// needs libproc.
+var PeerKnows = Knows{PID: true, UID: true, GID: true}
 
-// PeerPIDSupported says whether PeerPID can tell a peer's pid on this OS.
-const PeerPIDSupported = true
-
-// PeerPID reads the connected process's pid (LOCAL_PEERPID), for logs only;
-// 0 when it cannot be known.
-func PeerPID(c net.Conn) int {
-	pid := 0
+// PeerOf reads what the kernel tells of c's peer: its pid (LOCAL_PEERPID),
+// and its uid and effective gid (LOCAL_PEERCRED), as they were when it
+// connected.
+func PeerOf(c net.Conn) Peer {
+	p := Unknown
 	controlUnixConn(c, func(fd int) {
-		if v, err := syscall.GetsockoptInt(fd, solLocal, localPeerPID); err == nil {
-			pid = v
+		if v, err := unix.GetsockoptInt(fd, unix.SOL_LOCAL, unix.LOCAL_PEERPID); err == nil {
+			p.PID = v
+		}
+		if cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED); err == nil {
+			p.UID = int(cred.Uid)
+			if cred.Ngroups > 0 {
+				p.GID = int(cred.Groups[0])
+			}
 		}
 	})
-	return pid
+	return p
 }

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
-//go:build !linux && !darwin
+//go:build !linux && !darwin && !freebsd
 
-// No peer pid on this OS.
+// No peer credentials on this OS.
 
 package accept
 
 import "net"
 
-// PeerPIDSupported says whether PeerPID can tell a peer's pid on this OS.
-// Here it cannot: FreeBSD's getpeereid and Windows' AF_UNIX report no pid.
-const PeerPIDSupported = false
+// PeerKnows says what PeerOf tells on this OS: nothing (Windows' AF_UNIX
+// reports no credentials).
+var PeerKnows = Knows{}
 
-// PeerPID returns 0 (unknown): this OS does not report a unix socket peer's
-// pid, which nrikit only uses in log lines.
-func PeerPID(net.Conn) int { return 0 }
+// PeerOf returns Unknown: this OS does not tell who a unix socket's peer is.
+func PeerOf(net.Conn) Peer { return Unknown }

@@ -48,61 +48,13 @@ func (c *Conn) scan(b []byte) {
 	}
 }
 
-func (c *Conn) opened(id uint32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	remember(c.open, id)
-}
-
-// remember adds id to a set of calls, forgetting the oldest beyond maxOpen,
-// so that a peer that never answers cannot make the set grow without end.
-func remember(calls map[uint32]struct{}, id uint32) {
-	calls[id] = struct{}{}
-	if len(calls) > maxOpen {
-		oldest := id
-		for o := range calls {
-			oldest = min(oldest, o)
-		}
-		delete(calls, oldest)
-	}
-}
+func (c *Conn) opened(id uint32) { c.replies.Opened(id) }
 
 // AbandonOpen tells a client's guard that ttrpc has given up on every call
 // now open (its caller's deadline passed): an answer to one of them, come
 // late, is dropped quietly instead of reaching ttrpc, which would log it
 // as a message on an inactive stream.
-func (c *Conn) AbandonOpen() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for id := range c.open {
-		remember(c.abandoned, id)
-	}
-	clear(c.open)
-}
-
-// callState is what a client's guard knows of a call an answer is for.
-type callState int
-
-const (
-	callUnknown   callState = iota // never made, or answered already
-	callOpen                       // made, awaiting its answer
-	callAbandoned                  // made, but ttrpc no longer waits for it
-)
-
-// settle says what became of call id, and marks it answered.
-func (c *Conn) settle(id uint32) callState {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.open[id]; ok {
-		delete(c.open, id)
-		return callOpen
-	}
-	if _, ok := c.abandoned[id]; ok {
-		delete(c.abandoned, id)
-		return callAbandoned
-	}
-	return callUnknown
-}
+func (c *Conn) AbandonOpen() { c.replies.AbandonOpen() }
 
 // admit counts a request that ttrpc will answer.
 func (c *Conn) admit(id uint32) {

@@ -57,10 +57,6 @@ type Config struct {
 	Failed func(error)
 }
 
-// maxOpen bounds the calls a client remembers as unanswered: a peer that
-// never answers cannot make the set grow without end.
-const maxOpen = 1024
-
 // Conn guards a ttrpc connection. Read hands ttrpc only the messages its
 // role admits; Write watches ttrpc's own messages to learn which calls are
 // open (client) or answered (server).
@@ -82,19 +78,18 @@ type Conn struct {
 	wcur  Header
 	wdone []uint32 // responses this Write completes
 
-	mu        sync.Mutex
-	open      map[uint32]struct{} // client: calls sent, not yet answered
-	abandoned map[uint32]struct{} // client: open calls ttrpc gave up on
-	pending   map[uint32]int      // server: requests passed, not yet answered
-	npending  int
-	changed   wake.Signal
-	closed    bool
+	replies *Replies // client: the calls ttrpc has open
+
+	mu       sync.Mutex
+	pending  map[uint32]int // server: requests passed, not yet answered
+	npending int
+	changed  wake.Signal
+	closed   bool
 }
 
 // New guards c.
 func New(c net.Conn, cfg Config) *Conn {
-	return &Conn{Conn: c, cfg: cfg, open: map[uint32]struct{}{}, abandoned: map[uint32]struct{}{},
-		pending: map[uint32]int{}}
+	return &Conn{Conn: c, cfg: cfg, replies: NewReplies(), pending: map[uint32]int{}}
 }
 
 // Read reads what ttrpc may see of the peer's messages. A panic in it, in
@@ -230,25 +225,15 @@ func (c *Conn) refuse(h Header, v Violation) error {
 // answer admits the first response to each call this client made and
 // still waits for.
 func (c *Conn) answer(h Header) error {
-	if h.Type == TypeResponse {
-		switch c.settle(h.StreamID) {
-		case callOpen:
-			c.out = c.hdr[:]
-			c.pass = h.Length
-			return nil
-		case callAbandoned:
-			return c.discard(h.Length) // late, not wrong: the caller knows of the timeout
-		}
+	switch v, reason := c.replies.Admit(h); v {
+	case Pass:
+		c.out = c.hdr[:]
+		c.pass = h.Length
+		return nil
+	case Refuse:
+		c.report(Violation{Header: h, Reason: reason})
 	}
-	reason := "dropped " + describe(h) + ": nrikit makes unary calls only"
-	switch h.Type {
-	case TypeResponse:
-		reason = "dropped a response to a call nrikit did not make or that was answered already"
-	case TypeRequest:
-		reason = "dropped a request: nrikit serves nothing on this connection"
-	}
-	c.report(Violation{Header: h, Reason: reason})
-	return c.discard(h.Length)
+	return c.discard(h.Length) // a late answer is not wrong: the caller knows of the timeout
 }
 
 // discard reads and drops n payload bytes, a piece at a time.

@@ -324,12 +324,12 @@ func TestClientForgetsOldestUnansweredCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(g.open) != maxOpen || g.settle(1) != callUnknown || g.settle(uint32(1+2*(maxOpen+9))) != callOpen {
-		t.Fatalf("%d calls remembered; want the newest %d", len(g.open), maxOpen)
+	if len(g.replies.open) != maxOpen || g.replies.settle(1) != callUnknown || g.replies.settle(uint32(1+2*(maxOpen+9))) != callOpen {
+		t.Fatalf("%d calls remembered; want the newest %d", len(g.replies.open), maxOpen)
 	}
 	g.AbandonOpen()
-	if len(g.open) != 0 || len(g.abandoned) != maxOpen-1 || g.settle(3) != callUnknown || g.settle(uint32(1+2*(maxOpen+8))) != callAbandoned {
-		t.Fatalf("after AbandonOpen: %d open, %d abandoned", len(g.open), len(g.abandoned))
+	if len(g.replies.open) != 0 || len(g.replies.abandoned) != maxOpen-1 || g.replies.settle(3) != callUnknown || g.replies.settle(uint32(1+2*(maxOpen+8))) != callAbandoned {
+		t.Fatalf("after AbandonOpen: %d open, %d abandoned", len(g.replies.open), len(g.replies.abandoned))
 	}
 	g.Close()
 }
@@ -379,5 +379,35 @@ func TestClientDropsLateAnswersQuietly(t *testing.T) {
 	// it, before it returned the next one.
 	for _, e := range ttrpcLog.AllEntries() {
 		t.Errorf("ttrpc logged %q: the late answer reached it", e.Message)
+	}
+}
+
+// TestRepliesVerdicts: a client's record of its calls passes the first
+// response to an open call, drops a late one quietly once its caller gave
+// up, and refuses everything else with a reason.
+func TestRepliesVerdicts(t *testing.T) {
+	r := NewReplies()
+	r.Opened(1)
+	r.Opened(3)
+	r.Abandon(3)
+	r.Abandon(5) // never made: stays unknown
+	for _, tc := range []struct {
+		h      Header
+		want   Verdict
+		reason string
+	}{
+		{Header{StreamID: 1, Type: TypeResponse}, Pass, ""},
+		{Header{StreamID: 1, Type: TypeResponse}, Refuse, "answered already"},
+		{Header{StreamID: 3, Type: TypeResponse}, Late, ""},
+		{Header{StreamID: 3, Type: TypeResponse}, Refuse, "did not make"},
+		{Header{StreamID: 5, Type: TypeResponse}, Refuse, "did not make"},
+		{Header{StreamID: 7, Type: TypeRequest}, Refuse, "serves nothing"},
+		{Header{StreamID: 1, Type: TypeData}, Refuse, "a data message"},
+		{Header{StreamID: 1, Type: 0x7f}, Refuse, "unknown type 127"},
+	} {
+		v, reason := r.Admit(tc.h)
+		if v != tc.want || !strings.Contains(reason, tc.reason) || (tc.reason == "") != (reason == "") {
+			t.Errorf("Admit(%+v) = %v %q, want %v %q", tc.h, v, reason, tc.want, tc.reason)
+		}
 	}
 }

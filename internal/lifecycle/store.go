@@ -119,6 +119,17 @@ func (l *Store[P]) ContainersOf(pod *api.PodSandbox) []*api.Container {
 	return inCreationOrder(recs, func(r *record[P]) *api.Container { return r.ctr })
 }
 
+// HasContainer tells whether the runtime has container id, as far as the
+// events relayed and the runtime's lists tell: created or being created (or
+// named by an event, or listed), and not removed since. It is what
+// limits the evictions a plugin may ask for (merge.Containers).
+func (l *Store[P]) HasContainer(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.ctrs[id]
+	return ok
+}
+
 // Records is how many pods and containers the store holds records of.
 func (l *Store[P]) Records() int {
 	l.mu.Lock()

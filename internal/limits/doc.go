@@ -32,6 +32,9 @@
 //	rlimit                                 a type, and soft <= hard
 //	I/O priority                           0..7
 //	scheduler nice, priority               -20..19, 0..99
+//	I/O priority class, scheduling policy  one of the values the API defines
+//	  and flags, memory policy mode
+//	  and flags
 //
 // Not checked here: hugepage limit values (the kernel rounds them), block
 // I/O and RDT class names (the runtime resolves them and fails on unknown

@@ -69,20 +69,64 @@ func Adjustment(a *api.ContainerAdjustment) error {
 	if p := l.IoPriority; p != nil && (p.Priority < 0 || p.Priority > 7) {
 		return refuse("io_priority.priority", "%d outside [0, 7]", p.Priority)
 	}
+	if err := scheduler(l.Scheduler); err != nil {
+		return err
+	}
+	return enums(l)
+}
+
+func scheduler(s *api.LinuxScheduler) error {
+	if s == nil {
+		return nil
+	}
+	if s.Nice < -20 || s.Nice > 19 {
+		return refuse("scheduler.nice", "%d outside [-20, 19]", s.Nice)
+	}
+	if s.Priority < 0 || s.Priority > 99 {
+		return refuse("scheduler.priority", "%d outside [0, 99]", s.Priority)
+	}
+	return nil
+}
+
+// enums refuses the values of enumerations that the API does not define
+// (an I/O priority class 12345): the OCI conversion would fail on them
+// later, naming no plugin. It also checks the memory policy's nodes.
+func enums(l *api.LinuxContainerAdjustment) error {
+	if p := l.IoPriority; p != nil && !defined(api.IOPrioClass_name, p.Class) {
+		return refuse("io_priority.class", "unknown I/O priority class %d", p.Class)
+	}
 	if s := l.Scheduler; s != nil {
-		if s.Nice < -20 || s.Nice > 19 {
-			return refuse("scheduler.nice", "%d outside [-20, 19]", s.Nice)
+		if !defined(api.LinuxSchedulerPolicy_name, s.Policy) {
+			return refuse("scheduler.policy", "unknown scheduler policy %d", s.Policy)
 		}
-		if s.Priority < 0 || s.Priority > 99 {
-			return refuse("scheduler.priority", "%d outside [0, 99]", s.Priority)
+		for _, f := range s.Flags {
+			if !defined(api.LinuxSchedulerFlag_name, f) {
+				return refuse("scheduler.flags", "unknown scheduler flag %d", f)
+			}
 		}
 	}
-	if n := l.GetMemoryPolicy().GetNodes(); n != "" {
-		if err := CPUList(n); err != nil {
-			return refuse("memory_policy.nodes", "%v", err)
+	if m := l.MemoryPolicy; m != nil {
+		if !defined(api.MpolMode_name, m.Mode) {
+			return refuse("memory_policy.mode", "unknown memory policy mode %d", m.Mode)
+		}
+		for _, f := range m.Flags {
+			if !defined(api.MpolFlag_name, f) {
+				return refuse("memory_policy.flags", "unknown memory policy flag %d", f)
+			}
+		}
+		if m.Nodes != "" {
+			if err := CPUList(m.Nodes); err != nil {
+				return refuse("memory_policy.nodes", "%v", err)
+			}
 		}
 	}
 	return nil
+}
+
+// defined tells whether v is one of an enumeration's values.
+func defined[E ~int32](names map[int32]string, v E) bool {
+	_, ok := names[int32(v)]
+	return ok
 }
 
 // device refuses negative numbers of a device node (a FIFO has none), which

@@ -98,6 +98,15 @@ func TestAdjustment(t *testing.T) {
 		{"sched priority 100", linux(&api.LinuxContainerAdjustment{Scheduler: &api.LinuxScheduler{Priority: 100}}), "scheduler.priority"},
 		{"memory policy nodes", linux(&api.LinuxContainerAdjustment{MemoryPolicy: &api.LinuxMemoryPolicy{Nodes: "0-1"}}), ""},
 		{"memory policy bad nodes", linux(&api.LinuxContainerAdjustment{MemoryPolicy: &api.LinuxMemoryPolicy{Nodes: "x"}}), "memory_policy.nodes"},
+		{"io priority class idle", linux(&api.LinuxContainerAdjustment{IoPriority: &api.LinuxIOPriority{Class: api.IOPrioClass_IOPRIO_CLASS_IDLE}}), ""},
+		{"io priority class 12345", linux(&api.LinuxContainerAdjustment{IoPriority: &api.LinuxIOPriority{Class: 12345}}), "io_priority.class"},
+		{"sched policy deadline", linux(&api.LinuxContainerAdjustment{Scheduler: &api.LinuxScheduler{Policy: api.LinuxSchedulerPolicy_SCHED_DEADLINE}}), ""},
+		{"sched policy 8", linux(&api.LinuxContainerAdjustment{Scheduler: &api.LinuxScheduler{Policy: 8}}), "scheduler.policy"},
+		{"sched policy -1", linux(&api.LinuxContainerAdjustment{Scheduler: &api.LinuxScheduler{Policy: -1}}), "scheduler.policy"},
+		{"sched flag 99", linux(&api.LinuxContainerAdjustment{Scheduler: &api.LinuxScheduler{Flags: []api.LinuxSchedulerFlag{0, 99}}}), "scheduler.flags"},
+		{"memory policy mode 7", linux(&api.LinuxContainerAdjustment{MemoryPolicy: &api.LinuxMemoryPolicy{Mode: 7}}), "memory_policy.mode"},
+		{"memory policy flag 3", linux(&api.LinuxContainerAdjustment{MemoryPolicy: &api.LinuxMemoryPolicy{Flags: []api.MpolFlag{3}}}), "memory_policy.flags"},
+		{"memory policy weighted interleave", linux(&api.LinuxContainerAdjustment{MemoryPolicy: &api.LinuxMemoryPolicy{Mode: api.MpolMode_MPOL_WEIGHTED_INTERLEAVE, Flags: []api.MpolFlag{api.MpolFlag_MPOL_F_NUMA_BALANCING}}}), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Adjustment(tc.adj)

@@ -108,6 +108,16 @@ func (c *Create) apply(plugin string, rsp *api.CreateContainerResponse) error {
 	return c.st.apply(plugin, rsp.Update, rsp.Evict)
 }
 
+// LimitEvictions makes the merge drop evictions of containers that known
+// does not have (IgnoredEvictions says how many, per reply); without it
+// every container named is evicted. Evictions are merged once per
+// container either way.
+func (c *Create) LimitEvictions(known Containers) { c.st.known = known }
+
+// IgnoredEvictions notes, one per reply, the evictions dropped because the
+// runtime does not have their container; the caller may log them.
+func (c *Create) IgnoredEvictions() []error { return slices.Clone(c.st.ignored) }
+
 // Err is the error of the reply that failed to merge, nil if none did. The
 // Response of a Create with an error is not to be used.
 func (c *Create) Err() error { return c.failed }

@@ -36,6 +36,12 @@ func TestOutOfRangeValues(t *testing.T) {
 		{"create: update of another container", func() error {
 			return NewCreate(createReq()).Apply(pa, &api.CreateContainerResponse{Update: []*api.ContainerUpdate{upd("c2", true, badCPUs)}})
 		}, "cpu.cpus"},
+		{"create: an I/O priority class the API does not define", func() error {
+			return NewCreate(createReq()).Apply(pa, linuxAdj(&api.LinuxContainerAdjustment{IoPriority: &api.LinuxIOPriority{Class: 12345}}))
+		}, "io_priority.class"},
+		{"create: a scheduling policy the API does not define", func() error {
+			return NewCreate(createReq()).Apply(pa, linuxAdj(&api.LinuxContainerAdjustment{Scheduler: &api.LinuxScheduler{Policy: 99}}))
+		}, "scheduler.policy"},
 		{"update", func() error {
 			return NewUpdate(&api.UpdateContainerRequest{Container: &api.Container{Id: ctrID}}).Apply(pa, updRsp(upd(ctrID, false, negative)))
 		}, "memory.limit"},

@@ -50,6 +50,13 @@ func (u *Update) Apply(plugin string, rsp *api.UpdateContainerResponse) error {
 	return nil
 }
 
+// LimitEvictions is Create.LimitEvictions for UpdateContainer's replies.
+func (u *Update) LimitEvictions(known Containers) { u.st.known = known }
+
+// IgnoredEvictions is Create.IgnoredEvictions for UpdateContainer's
+// replies.
+func (u *Update) IgnoredEvictions() []error { return slices.Clone(u.st.ignored) }
+
 // Response lists the updates of other containers in order of first sight,
 // then the updated container's entry, always last and always present.
 //

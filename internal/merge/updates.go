@@ -208,7 +208,7 @@ func (e *updateEntry) resources() *api.LinuxResources {
 type updateState struct {
 	owners  *owners
 	updates *updates
-	evict   []*api.ContainerEviction
+	evictions
 	dropped []error
 }
 
@@ -218,26 +218,20 @@ func newUpdateState() updateState {
 
 func (s *updateState) clone() updateState {
 	return updateState{
-		owners:  s.owners.clone(),
-		updates: s.updates.clone(),
-		evict:   cloneList(s.evict),
-		dropped: append([]error(nil), s.dropped...),
+		owners:    s.owners.clone(),
+		updates:   s.updates.clone(),
+		evictions: s.evictions.clone(),
+		dropped:   append([]error(nil), s.dropped...),
 	}
 }
 
-// apply merges a plugin's updates, then appends its evictions, which are
-// only passed on. On error the caller restores a clone.
+// apply merges a plugin's updates, then its evictions (evict.go). On error
+// the caller restores a clone.
 func (s *updateState) apply(plugin string, upd []*api.ContainerUpdate, evict []*api.ContainerEviction) error {
 	dropped, err := s.updates.merge(s.owners, plugin, upd)
 	if err != nil {
 		return err
 	}
 	s.dropped = append(s.dropped, dropped...)
-	for _, e := range evict {
-		if e == nil {
-			return invalid(plugin, "nil eviction")
-		}
-		s.evict = append(s.evict, cloneMsg(e))
-	}
-	return nil
+	return s.evictions.merge(plugin, evict)
 }

@@ -27,6 +27,7 @@ type conn struct {
 	// waiting writer can give up at its deadline or on Close.
 	wlock   chan struct{}
 	closing chan struct{} // closed by shut
+	recv    Receiver      // a direct connection's, which takes its bytes; nil for a queued one
 
 	mu sync.Mutex
 	// queue holds the unread payloads from queue[head] on; queue[head] may
@@ -40,6 +41,7 @@ type conn struct {
 	readable chan struct{} // a token when a payload, the trunk's end or the close may wake a reader
 	closeErr error         // why the connection is closed, nil while open
 	endErr   error         // why the trunk ended; reported once queue is empty
+	told     bool          // recv was told that the connection ended
 }
 
 var _ net.Conn = (*conn)(nil)
@@ -177,27 +179,44 @@ func (c *conn) deliver(p *[]byte) bool {
 // end records that the trunk has ended; queued data stays readable.
 func (c *conn) end(err error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.endErr == nil {
 		c.endErr = err
 		c.changed.Broadcast()
 		c.wakeReader()
 	}
+	tell := c.tellEndedLocked()
+	c.mu.Unlock()
+	tell(err)
 }
 
 // shut closes the connection for reason err, dropping queued data and
 // waking blocked readers and writers. It reports whether this call closed it.
 func (c *conn) shut(err error) bool {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closeErr != nil {
+		c.mu.Unlock()
 		return false
 	}
 	c.closeErr = err
 	c.queue, c.head, c.read, c.queued = nil, 0, 0, 0
 	close(c.closing)
 	c.changed.Broadcast()
+	tell := c.tellEndedLocked()
+	c.mu.Unlock()
+	tell(err)
 	return true
+}
+
+// tellEndedLocked returns what tells a direct connection's receiver, once,
+// that it ends, with the cause given; it is called with mu held and returns
+// a func to call once mu is released, since the receiver takes locks of its
+// own.
+func (c *conn) tellEndedLocked() func(error) {
+	if c.recv == nil || c.told {
+		return func(error) {}
+	}
+	c.told = true
+	return func(err error) { c.recv.Ended(c.readError(err)) }
 }
 
 // Write sends b as one frame, as the reference writer does; only a write of

@@ -9,8 +9,11 @@ import (
 	"sync"
 )
 
-// headerSize is the size of a frame header: connection ID and payload length.
-const headerSize = 8
+// FrameHeaderSize is the size of a frame header: connection ID and payload
+// length. A message given to Direct.Send starts with this much room for it.
+const FrameHeaderSize = 8
+
+const headerSize = FrameHeaderSize
 
 // readBufferSize holds several 4096-byte frames, so small frames cost no
 // extra system calls.

@@ -24,7 +24,7 @@ type listener struct {
 // Accepts block until the listener or the mux is closed, and then fail with
 // an error wrapping net.ErrClosed, which makes ttrpc.Server.Serve return.
 func (m *Mux) Listen(id ConnID) (net.Listener, error) {
-	c, err := m.open(id)
+	c, err := m.openWith(id, nil)
 	if err != nil {
 		return nil, err
 	}

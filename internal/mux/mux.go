@@ -53,6 +53,9 @@ type Mux struct {
 	wbuf  []byte      // header, and a small frame's payload, being written; guarded by wlock
 	wvec  net.Buffers // header and a large frame's payload being written, on warr; guarded by wlock
 	warr  [2][]byte
+	dvec  net.Buffers // a direct connection's message being written, on darr; guarded by wlock
+	darr  [3][]byte
+	dhdr  [headerSize]byte // the header of its second frame
 
 	wmu      sync.Mutex // guards writer and trunkWDL
 	writer   *conn      // connection whose frame is on the trunk now
@@ -92,14 +95,15 @@ func (m *Mux) Unblock() {
 // Open opens logical connection id. Frames for id that arrived before Open
 // have been dropped.
 func (m *Mux) Open(id ConnID) (net.Conn, error) {
-	c, err := m.open(id)
+	c, err := m.openWith(id, nil)
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-func (m *Mux) open(id ConnID) (*conn, error) {
+// openWith opens id, with r taking its bytes if it is a direct connection.
+func (m *Mux) openWith(id ConnID, r Receiver) (*conn, error) {
 	if id == 0 {
 		return nil, ErrReservedID
 	}
@@ -112,6 +116,7 @@ func (m *Mux) open(id ConnID) (*conn, error) {
 		return nil, fmt.Errorf("%w: %d", ErrConnOpen, id)
 	}
 	c := newConn(m, id)
+	c.recv = r
 	m.conns[id] = c
 	return c, nil
 }

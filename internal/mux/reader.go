@@ -42,6 +42,12 @@ func (m *Mux) readFrames(fr *frameReader) error {
 			}
 			continue
 		}
+		if c.recv != nil {
+			if err := fr.feed(h.size, c.recv); err != nil {
+				return trunkReadError(err)
+			}
+			continue
+		}
 		p, err := fr.payload(h.size)
 		if err != nil {
 			return trunkReadError(err)

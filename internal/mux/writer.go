@@ -42,6 +42,13 @@ func (m *Mux) writeFrame(c *conn, p []byte) error {
 	if err == nil {
 		return nil
 	}
+	return m.writeFailed(c, n, size, err)
+}
+
+// writeFailed is what a trunk write of size bytes for c that wrote n and
+// failed with err returns; a partial frame ends the trunk. Called with the
+// trunk lock held.
+func (m *Mux) writeFailed(c *conn, n, size int, err error) error {
 	timeout := errors.Is(err, os.ErrDeadlineExceeded)
 	if n == 0 && timeout {
 		return os.ErrDeadlineExceeded // nothing sent: the trunk is still in step

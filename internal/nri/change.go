@@ -34,6 +34,21 @@ type Change struct {
 	// Output is the last lines a launched plugin wrote, in Failed and Left
 	// changes.
 	Output []OutputLine
+	// LastError is, in a Left change, the instance's last failed call; nil
+	// if none failed. Status loses the instance once it is gone: its last
+	// error stays with its leaving.
+	LastError *CallError
+}
+
+// CallError is a plugin's failed call, as Status keeps its last one.
+type CallError struct {
+	Event   string // as api.Event.Name() names it
+	Outcome Outcome
+	// Error is the error's text, cut to 512 bytes (then ending in
+	// " [cut]"), with control and other non-printable characters and
+	// invalid UTF-8 written as Go escapes.
+	Error string
+	Time  time.Time
 }
 
 // RefusedConnection tells an external connection that failed before or at

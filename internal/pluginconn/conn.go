@@ -29,15 +29,19 @@ import (
 )
 
 // Conn is a plugin connection over a multiplexed unix socket: the runtime's
-// services on mux connection 2, a Plugin client on connection 1. Both ttrpc
-// ends sit behind a guard that lets only unary calls through.
+// services on mux connection 2, served by ttrpc behind a guard that lets
+// only unary calls through, and a client for the plugin's Plugin service on
+// connection 1: nrikit's own (client.go), which keeps the guard's rules
+// itself, or, when the runtime gave ttrpc client options (their
+// interceptors run only in ttrpc's client), ttrpc's client behind a guard.
 type Conn struct {
 	trunk   net.Conn
 	mux     *mux.Mux
-	client  *ttrpc.Client
+	direct  *client       // the Plugin service's client; nil where ttrpc's is used
+	client  *ttrpc.Client // ttrpc's client, with the runtime's ttrpc client options
 	server  *ttrpc.Server
 	served  *guard.Conn     // connection 2, where the plugin calls us
-	calls   *guard.Conn     // connection 1, where we call the plugin
+	calls   *guard.Conn     // connection 1 under ttrpc's client
 	proc    *launch.Process // nil for external plugins
 	peer    int             // the peer's pid, read while the socket is open
 	peerLog *peerLog
@@ -56,11 +60,17 @@ type Config struct {
 	// connection's ttrpc server.
 	Register   func(*ttrpc.Server)
 	ServerOpts []ttrpc.ServerOpt
+	// ClientOpts, when there are any, make the connection call the plugin
+	// through ttrpc's client with these options, so that their
+	// interceptors run.
 	ClientOpts []ttrpc.ClientOpts
 	Log        *logrus.Entry
 	// Name is the plugin's ID when known before registration (a launched
 	// plugin's, from its file), or nri.Unregistered.
 	Name string
+	// PeerPID is an external plugin's pid, as the kernel told when it
+	// connected; 0 when unknown.
+	PeerPID int
 }
 
 // Dial sets up both services on trunk. The mux reader starts only once our
@@ -82,18 +92,15 @@ func Dial(trunk net.Conn, cfg Config) (*Conn, error) {
 		m.Close()
 		return nil, err
 	}
-	pc, err := m.Open(mux.PluginServiceConn)
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
 	if c.proc == nil {
-		c.peer = accept.PeerPID(trunk)
+		c.peer = cfg.PeerPID
 	}
 	c.peerLog = newPeerLog(cfg.Log.WithFields(logrus.Fields{"plugin": cfg.Name, "pid": c.PID()}))
 	c.served = guard.New(rc, guard.Config{Role: guard.Server, Serves: servesRuntime, Report: c.peerLog.violation, Failed: c.fail})
-	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation, Failed: c.fail})
-	c.client = ttrpc.NewClient(c.calls, append(slices.Clip(cfg.ClientOpts), ttrpc.WithChainUnaryClientInterceptor(checkReplyStrings))...)
+	if err := c.dialPluginService(cfg.ClientOpts); err != nil {
+		m.Close()
+		return nil, err
+	}
 	l := accept.OneConn(c.served, m.Done())
 	c.wg.Add(1)
 	go func() {
@@ -106,6 +113,24 @@ func Dial(trunk net.Conn, cfg Config) (*Conn, error) {
 	return c, nil
 }
 
+// dialPluginService opens connection 1 for the client of the plugin's
+// Plugin service: nrikit's own, or ttrpc's where the runtime gave options
+// for it.
+func (c *Conn) dialPluginService(opts []ttrpc.ClientOpts) error {
+	if len(opts) == 0 {
+		var err error
+		c.direct, err = newClient(c.mux, c.peerLog.violation)
+		return err
+	}
+	pc, err := c.mux.Open(mux.PluginServiceConn)
+	if err != nil {
+		return err
+	}
+	c.calls = guard.New(pc, guard.Config{Role: guard.Client, Report: c.peerLog.violation, Failed: c.fail})
+	c.client = ttrpc.NewClient(c.calls, append(slices.Clip(opts), ttrpc.WithChainUnaryClientInterceptor(checkReplyStrings))...)
+	return nil
+}
+
 // Registered names the plugin in the log lines its connection causes.
 func (c *Conn) Registered(entry *logrus.Entry) {
 	c.peerLog.name(entry.WithField("pid", c.PID()))
@@ -116,7 +141,12 @@ func (c *Conn) Registered(entry *logrus.Entry) {
 func (c *Conn) Unanswered() (int, <-chan struct{}) { return c.served.Unanswered() }
 
 // Service is the plugin's Plugin service in the revision it registered on.
-func (c *Conn) Service(r *Revision) api.PluginService { return r.client(c.client) }
+func (c *Conn) Service(r *Revision) api.PluginService {
+	if c.direct != nil {
+		return pluginService{c: c.direct, methods: r.methods, stateChange: r.StateChange}
+	}
+	return r.client(c.client)
+}
 
 // Lost is closed when the connection is gone for good.
 func (c *Conn) Lost() <-chan struct{} { return c.mux.Done() }
@@ -137,13 +167,24 @@ func (c *Conn) WithTrunkError(err error) error {
 
 // AbandonCalls makes the guard drop a late answer, which ttrpc's client
 // would log at error level on logrus' standard logger. Only the call whose
-// caller gave up may be open: the plugin handles one at a time.
-func (c *Conn) AbandonCalls() { c.calls.AbandonOpen() }
+// caller gave up may be open: the plugin handles one at a time. nrikit's
+// own client needs no telling: a caller that gives up abandons its call.
+func (c *Conn) AbandonCalls() {
+	if c.calls != nil {
+		c.calls.AbandonOpen()
+	}
+}
 
 // BoundWrites makes the writes of requests to the plugin give up at t; the
 // zero time lifts the bound. Only requests are written on that connection,
 // one call at a time, so nothing else has a deadline that could expire.
-func (c *Conn) BoundWrites(t time.Time) { _ = c.calls.SetWriteDeadline(t) }
+// nrikit's own client bounds each request's write by its call's deadline
+// itself.
+func (c *Conn) BoundWrites(t time.Time) {
+	if c.calls != nil {
+		_ = c.calls.SetWriteDeadline(t)
+	}
+}
 
 // PID is the plugin process's pid: the launched process's, or the peer's as
 // the socket tells it (0 where the OS does not).
@@ -198,7 +239,11 @@ func (c *Conn) Stop(ctx context.Context) error {
 // teardown closes the ttrpc ends before the mux under them, so that they
 // see an orderly close rather than an error they would log.
 func (c *Conn) teardown() {
-	_ = c.client.Close()
+	if c.direct != nil {
+		_ = c.direct.Close()
+	} else {
+		_ = c.client.Close()
+	}
 	_ = c.server.Close()
 	_ = c.mux.Close()
 	c.wg.Wait()

@@ -31,7 +31,8 @@ type Revision struct {
 	// ConfigureResponse.
 	pluginPolicy bool
 	register     func(*ttrpc.Server, api.RuntimeService)
-	client       func(*ttrpc.Client) api.PluginService
+	client       func(*ttrpc.Client) api.PluginService // ttrpc's, with the runtime's client options
+	methods      *pluginMethods                        // nrikit's client's
 }
 
 var (
@@ -43,6 +44,7 @@ var (
 		pluginPolicy:   true,
 		register:       api.RegisterRuntimeService,
 		client:         api.NewPluginClient,
+		methods:        newPluginMethods("nri.pkg.api.v1alpha1.Plugin"),
 	}
 	// V1beta1 is the proposed revision (the reference's open
 	// "devel/api/v1beta1" pull request, as of its head of 2025-11-04).
@@ -55,6 +57,7 @@ var (
 		client: func(c *ttrpc.Client) api.PluginService {
 			return withoutStateChange{v1beta1.NewPluginClient(c)}
 		},
+		methods: newPluginMethods("nri.pkg.api.v1beta1.Plugin"),
 	}
 	// Revisions are served on every plugin connection.
 	Revisions = []*Revision{V1alpha1, V1beta1}

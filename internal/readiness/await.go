@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // maxWaiters bounds the pods waiting at once; beyond it a pod meets the
@@ -26,7 +27,10 @@ const maxWaiters = 1024
 // or until the bound (awaitBound), a sync back-off that outlasts it, the
 // 1,024 waiting pods, or Stopping; then it fails with ErrPluginsNotReady
 // telling each missing plugin's story, or under Proceed lets the pod
-// through with a warning. It returns ctx's error when ctx is cancelled.
+// through with a warning. A pod whose plugins joined while it waited also
+// fails so, at once, when its caller's deadline no longer leaves the room
+// its setup and RunPodSandbox need (inTime). It returns ctx's error when
+// ctx is cancelled.
 func (r *Tracker) Await(ctx context.Context, pod *api.PodSandbox) error {
 	required, err := r.requirementOf(pod)
 	if err != nil || len(required) == 0 {
@@ -72,11 +76,11 @@ func (r *Tracker) awaitPlugins(ctx context.Context, pod *api.PodSandbox, require
 		}
 		missing := r.missing(required)
 		if len(missing) == 0 {
-			return nil
+			return r.inTime(ctx, pod, required)
 		}
 		// The bound moves as plugins join and leave: it is checked anew on
 		// each change.
-		bound, why := r.awaitBound(ctx, start)
+		bound, why := r.awaitBound(ctx, start, missing)
 		if backoffOutlasts(missing, bound) {
 			return r.atBound(pod, required, "a sync back-off outlasts the wait")
 		}
@@ -93,27 +97,10 @@ func (r *Tracker) awaitPlugins(ctx context.Context, pod *api.PodSandbox, require
 			r.hint(missing)
 		case <-timeout.C:
 		case <-ctx.Done():
-			return fmt.Errorf("nrikit: pod %s/%s: waiting for required plugins: %w", pod.GetNamespace(), pod.GetName(), context.Cause(ctx))
+			cause := context.Cause(ctx)
+			return nri.WithCode(fmt.Errorf("nrikit: pod %s/%s: waiting for required plugins: %w", pod.GetNamespace(), pod.GetName(), cause), nri.ContextCode(cause))
 		}
 	}
-}
-
-// awaitBound is when a wait that began at start ends, and why: wait after
-// start, or earlier when the caller's deadline is nearer. The runtime's
-// RunPodSandbox follows within that deadline, and the pod's wait leaves it
-// what its event deadline needs: deadline_reserve, and the worst case of
-// its fan-out (the own timeouts of the active plugins that take it), so
-// that a pod let through still reaches its plugins.
-func (r *Tracker) awaitBound(ctx context.Context, start time.Time) (time.Time, string) {
-	wait := r.cfg.Wait
-	bound, why := start.Add(wait), "waited "+wait.String()
-	if d, ok := ctx.Deadline(); ok {
-		room := r.cfg.DeadlineReserve + r.plugins.RunPodSandboxWorstCase()
-		if end := d.Add(-room); end.Before(bound) {
-			bound, why = end, "the caller's deadline less "+room.String()+" for RunPodSandbox's plugins and deadline_reserve"
-		}
-	}
-	return bound, why
 }
 
 // enter counts a waiter; false when there are too many.
@@ -162,6 +149,9 @@ func (r *Tracker) atBound(pod *api.PodSandbox, required []string, why string) er
 // notReady fails the pod for its missing plugins, or under "proceed" logs
 // the warning and returns nil.
 func (r *Tracker) notReady(pod *api.PodSandbox, missing []Missing, why, warning string) error {
+	r.mu.Lock()
+	r.wantLocked(pod.GetNamespace()+"/"+pod.GetName(), missing)
+	r.mu.Unlock()
 	if r.cfg.Proceed {
 		r.cfg.Log.WithFields(logrus.Fields{"pod": pod.GetNamespace() + "/" + pod.GetName(), "missing": stories(missing), "why": why}).
 			Warn(warning)

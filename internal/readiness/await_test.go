@@ -212,7 +212,7 @@ func TestAwaitLeavesRunPodSandboxItsTime(t *testing.T) {
 	defer cancel()
 	err := f.Await(ctx, testPod("p"))
 	deadline, _ := ctx.Deadline()
-	const why = "(the caller's deadline less 500ms for RunPodSandbox's plugins and deadline_reserve)"
+	const why = "(the caller's deadline less 500ms: setup_reserve 0s, RunPodSandbox's plugins 400ms, deadline_reserve 100ms)"
 	if !errors.Is(err, ErrPluginsNotReady) || !strings.Contains(err.Error(), why) {
 		t.Errorf("Await: %v, want ErrPluginsNotReady saying %s", err, why)
 	}

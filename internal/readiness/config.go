@@ -24,12 +24,18 @@ type Config struct {
 	Proceed bool
 	// Exempt are the namespaces whose pods never wait.
 	Exempt []string
-	// Validator is the default validator, which tells the node-level
-	// required plugins and what a pod requires; nil: no plugin is required.
+	// Validator tells the node-level required plugins and what a pod
+	// requires (its required-plugins annotation): the default validator, or
+	// with the gate on and the validator off one that reads the same
+	// table; nil: no plugin is required.
 	Validator *validator.DefaultValidator
 	// DeadlineReserve is what a pod's wait leaves of its caller's deadline
 	// besides its RunPodSandbox's plugin calls (deadline_reserve).
 	DeadlineReserve time.Duration
+	// SetupReserve is what a pod's wait leaves of its caller's deadline for
+	// the runtime's own work between AwaitPlugins and its RunPodSandbox
+	// event (plugin_readiness.setup_reserve).
+	SetupReserve time.Duration
 	// Notify is called with the new State on each flip of Ready; nil if
 	// the runtime set no callback.
 	Notify func(State)

@@ -8,7 +8,8 @@
 // AwaitPlugins for their required plugins and the bound of their wait, the
 // story of each missing plugin (never connected, left, failed to join, in
 // its sync back-off, synchronizing, not started), the hint logged when a
-// required plugin cannot synchronize while pods wait for it, the check of a
+// required plugin's synchronization waits for the runtime's SyncFn while
+// pods wait for it, the check of a
 // pod's RunPodSandbox ([Gate]), and the delivery of each flip of the
 // node-level readiness to the runtime's callback.
 //

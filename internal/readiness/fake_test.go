@@ -39,7 +39,8 @@ type fakePlugins struct {
 	worstCase time.Duration
 	// scope, when set, is the scope of every plugin: a pod outside it
 	// does not require them.
-	scope func(name string, pod *api.PodSandbox) bool
+	scope    func(name string, pod *api.PodSandbox) bool
+	expected time.Duration // every awaited plugin's ExpectedTimeout
 }
 
 func newFakePlugins() *fakePlugins {
@@ -104,6 +105,12 @@ func (f *fakePlugins) RunPodSandboxWorstCase() time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.worstCase
+}
+
+func (f *fakePlugins) ExpectedTimeout(string) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.expected
 }
 
 // fixture is a tracker over fake plugins whose log lines a test reads.

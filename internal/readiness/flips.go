@@ -55,7 +55,7 @@ func (r *Tracker) deliverFlips() {
 		r.flips.pending = r.flips.pending[1:]
 		r.mu.Unlock()
 		if !x.Ready {
-			x.Missing = r.missing(x.Required)
+			x.Missing = r.nodeMissing(x.Required)
 		}
 		x.Proceeded = r.proceeded.Load()
 		r.callNotify(x)

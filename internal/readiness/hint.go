@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// The hint that AwaitPlugins is called under a lock SyncFn takes: a required plugin that registered but cannot synchronize.
+// The hint that AwaitPlugins is called under a lock SyncFn takes: a required plugin that registered
+// but whose synchronization SyncFn has not called back for.
 
 package readiness
 
@@ -16,19 +17,25 @@ import (
 // of a runtime that waits for it.
 const syncHintAfter = time.Second
 
-// syncHints knows which plugins are synchronizing since when, and which were
-// hinted about; it is guarded by the tracker's mutex.
+// syncHints knows which plugins are synchronizing since when, which of
+// them SyncFn called back for, and which were hinted about; it is guarded
+// by the tracker's mutex.
 type syncHints struct {
-	since  map[string]time.Time // by plugin id
-	hinted map[string]bool      // until the plugin joins
+	since map[string]time.Time // by plugin id
+	// calledBack: SyncFn called back with the runtime's lists, so the
+	// runtime's lock is not what holds the plugin: it is the plugin's
+	// Synchronize, which its sync timeout bounds.
+	calledBack map[string]bool
+	hinted     map[string]bool // until the plugin joins
 }
 
 func (h *syncHints) init() {
-	h.since, h.hinted = map[string]time.Time{}, map[string]bool{}
+	h.since, h.calledBack, h.hinted = map[string]time.Time{}, map[string]bool{}, map[string]bool{}
 }
 
 func (h *syncHints) done(id string) {
 	delete(h.since, id)
+	delete(h.calledBack, id)
 	if len(h.hinted) > historyKept {
 		clear(h.hinted) // bounded: at worst a hint is logged again
 	}
@@ -59,6 +66,17 @@ func (r *Tracker) Synchronizing(id string) (ended func()) {
 	}
 }
 
+// SyncCalledBack records that the runtime's SyncFn called back for the
+// plugin id's synchronization: whatever holds it now, it is not a lock
+// AwaitPlugins's caller holds, and it is not hinted about.
+func (r *Tracker) SyncCalledBack(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.hints.since[id]; ok {
+		r.hints.calledBack[id] = true
+	}
+}
+
 // hintDue is when the hint is due for the first of the missing plugins that
 // synchronize and were not hinted about yet; zero if none.
 func (r *Tracker) hintDue(missing []Missing) time.Time {
@@ -66,7 +84,7 @@ func (r *Tracker) hintDue(missing []Missing) time.Time {
 	defer r.mu.Unlock()
 	var due time.Time
 	for _, m := range missing {
-		if m.State != Synchronizing || r.hints.hinted[m.Plugin] {
+		if m.State != Synchronizing || r.hints.hinted[m.Plugin] || r.hints.calledBack[m.Plugin] {
 			continue
 		}
 		if since, ok := r.hints.since[m.Plugin]; ok && (due.IsZero() || since.Add(syncHintAfter).Before(due)) {
@@ -83,7 +101,7 @@ func (r *Tracker) hint(missing []Missing) {
 	for _, m := range missing {
 		r.mu.Lock()
 		since, ok := r.hints.since[m.Plugin]
-		due := ok && !r.hints.hinted[m.Plugin] && now.Sub(since) >= syncHintAfter
+		due := ok && !r.hints.hinted[m.Plugin] && !r.hints.calledBack[m.Plugin] && now.Sub(since) >= syncHintAfter
 		if due {
 			r.hints.hinted[m.Plugin] = true
 		}

@@ -29,6 +29,11 @@ type Plugins interface {
 	// operator gave the plugin a required name matches (its filter): the
 	// plugin never hears of such a pod, so the pod does not require it.
 	OutOfScope(name string, pod *api.PodSandbox) bool
+	// ExpectedTimeout is the request timeout a plugin the required name
+	// matches will have once it joins (the longest, if the name matches
+	// instances that would have different ones): what its RunPodSandbox
+	// call may take.
+	ExpectedTimeout(name string) time.Duration
 }
 
 // Plugin is an active plugin, as the gate sees it.

@@ -5,17 +5,18 @@
 package readiness
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // ErrPluginsNotReady: a pod's required plugins were not all active by the
 // readiness bound, were lost while it was created, or did not answer its
 // RunPodSandbox. The error names each missing plugin and what happened to
-// it last.
-var ErrPluginsNotReady = errors.New("nrikit: required plugins not ready")
+// it last. Its gRPC code is Unavailable: the plugins may be back soon.
+var ErrPluginsNotReady error = nri.NewCoded(nri.CodeUnavailable, "nrikit: required plugins not ready")
 
 // State says whether every node-level required plugin is active: the
 // tracker's form of adaptation.Readiness.
@@ -56,6 +57,9 @@ const (
 	// Only RunPodSandbox's error or warning tells it; State never does,
 	// since the plugin is active.
 	NoAnswer MissingState = "no-answer"
+	// JoinedLate: it joined while the pod waited, too late for the pod's
+	// deadline. Only AwaitPlugins' error or warning tells it.
+	JoinedLate MissingState = "joined-late"
 )
 
 // Missing is one required plugin that is not active, and its story: the
@@ -71,10 +75,21 @@ type Missing struct {
 	Time   time.Time
 	// BackoffUntil is when a plugin in its sync back-off may register again.
 	BackoffUntil time.Time
+	// Pod is, for a plugin no node-level setting requires, the last pod
+	// ("namespace/name") whose annotation required it and that lacked it.
+	Pod string
 }
 
-// String tells the story in one line: `"foo" left at 10:04:05 (connection lost)`.
+// String tells the story in one line: `"foo" left at 10:04:05 (connection
+// lost)`, and for a plugin a pod required, `(required by pod default/web)`.
 func (m Missing) String() string {
+	if m.Pod != "" {
+		return m.story() + " (required by pod " + m.Pod + ")"
+	}
+	return m.story()
+}
+
+func (m Missing) story() string {
 	at := func(t time.Time) string { return t.Format(time.TimeOnly) }
 	who := fmt.Sprintf("%q", m.Name)
 	if m.Plugin != "" && m.Plugin != m.Name {
@@ -91,17 +106,27 @@ func (m Missing) String() string {
 		return fmt.Sprintf("%s registered and is synchronizing since %s", who, at(m.Time))
 	case NoAnswer:
 		return fmt.Sprintf("%s did not answer RunPodSandbox (timed out, or the event's deadline left it no time)", who)
+	case JoinedLate:
+		return fmt.Sprintf("%s joined too late for this pod's deadline", who)
 	case NotStarted:
 		return fmt.Sprintf("%s: NRI is not started", who)
 	}
 	return who + " never connected"
 }
 
-// stories is the missing plugins' stories, "; " between them.
+// stories is the missing plugins' stories, "; " between them: the first
+// maxStories, then how many more.
 func stories(missing []Missing) string {
-	parts := make([]string, len(missing))
-	for i, m := range missing {
+	shown := missing[:min(len(missing), maxStories)]
+	parts := make([]string, len(shown))
+	for i, m := range shown {
 		parts[i] = m.String()
+	}
+	if more := len(missing) - len(shown); more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
 	}
 	return strings.Join(parts, "; ")
 }
+
+// maxStories bounds the missing plugins an error or a log line tells of.
+const maxStories = 8

@@ -3,6 +3,8 @@
 package readiness
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -29,6 +31,13 @@ func TestMissingTellsItsStory(t *testing.T) {
 	}
 	if got := stories([]Missing{{Name: "a"}, {Name: "b"}}); got != `"a" never connected; "b" never connected` {
 		t.Errorf("stories: %q", got)
+	}
+	many := make([]Missing, 20)
+	for i := range many {
+		many[i].Name = fmt.Sprint("p", i)
+	}
+	if got := stories(many); strings.Count(got, "never connected") != maxStories || !strings.HasSuffix(got, "; and 12 more") {
+		t.Errorf("stories of 20 missing plugins: %q, want the first %d, then \"and 12 more\"", got, maxStories)
 	}
 }
 

@@ -37,6 +37,7 @@ type Tracker struct {
 	// flip Ready, as a replacement by a new instance does not.
 	restarting map[string]bool
 	flips      flipFeed
+	wanted     wantedPlugins
 }
 
 // New is the gate of an adaptation with cfg, asking plugins about the
@@ -51,18 +52,21 @@ func New(cfg Config, plugins Plugins) *Tracker {
 	r.history.init()
 	r.hints.init()
 	r.restarting = map[string]bool{}
+	r.wanted.init()
 	return r
 }
 
 // on tells whether pods wait for their required plugins.
 func (r *Tracker) on() bool { return r.cfg.Wait > 0 }
 
-// changedLocked wakes the waiters and rechecks the node-level state.
+// changedLocked wakes the waiters and rechecks the node-level state: the
+// node-level required plugins, and those pods required and lacked lately.
 func (r *Tracker) changedLocked() {
 	close(r.changed)
 	r.changed = make(chan struct{})
-	ready := r.running && r.allActive(r.required)
-	if !ready && r.ready && r.running && r.onlyRestartingLocked() {
+	lacked := len(r.missingWantedLocked()) > 0
+	ready := r.running && r.allActive(r.required) && !lacked
+	if !ready && r.ready && r.running && !lacked && r.onlyRestartingLocked() {
 		return
 	}
 	if ready != r.ready {
@@ -116,6 +120,8 @@ func (r *Tracker) Stopping() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.running = false
+	clear(r.wanted.byName)
+	r.scheduleExpiryLocked(time.Time{})
 	r.changedLocked()
 }
 
@@ -152,15 +158,24 @@ func (r *Tracker) Failed(id, phase, reason string) {
 }
 
 // State is the node-level readiness now, with the story of each missing
-// plugin when not ready.
+// plugin when not ready: the node-level ones, then those pods lacked.
 func (r *Tracker) State() State {
 	r.mu.Lock()
 	out := State{Ready: r.ready, Since: r.since, Required: slices.Clone(r.required), Proceeded: r.proceeded.Load()}
 	r.mu.Unlock()
 	if !out.Ready {
-		out.Missing = r.missing(out.Required)
+		out.Missing = r.nodeMissing(out.Required)
 	}
 	return out
+}
+
+// nodeMissing is what keeps the node not ready: the node-level required
+// plugins that are not active, then those pods required and lacked.
+func (r *Tracker) nodeMissing(required []string) []Missing {
+	r.mu.Lock()
+	lacked := r.wantedStoriesLocked(r.missingWantedLocked())
+	r.mu.Unlock()
+	return append(r.missing(required), lacked...)
 }
 
 // allActive tells whether every named plugin is active. It does not

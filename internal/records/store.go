@@ -5,9 +5,7 @@
 package records
 
 import (
-	"cmp"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -24,9 +22,11 @@ type Record struct {
 	PodID   string
 	Created time.Time // when its creation was recorded
 	// Fields are the fields the plugins set or removed at its creation, in
-	// field order, then by key. Never nil.
-	Fields     []FieldOwner
-	Validation Validation
+	// field order, then by key: the first MaxFields. Never nil.
+	Fields []FieldOwner
+	// FieldsOmitted counts the fields beyond MaxFields left out.
+	FieldsOmitted int
+	Validation    Validation
 	// Updates are the updates plugins made to it since, oldest first; the
 	// last 32 are kept. Never nil.
 	Updates []Update
@@ -78,7 +78,10 @@ type Update struct {
 	Time   time.Time
 	Source Source
 	Plugin string
-	Fields []FieldOwner
+	// Fields are the fields it set, the first MaxFields, as Record's;
+	// FieldsOmitted counts those left out.
+	Fields        []FieldOwner
+	FieldsOmitted int
 	// Failed: the runtime reported the unsolicited update failed.
 	Failed bool
 }
@@ -126,12 +129,20 @@ func New(n int) *Store {
 	if n > 0 {
 		r.slots = make([]recordSlot, n)
 		r.index = make(map[string]int, n)
+		// Room for a few validators' ids in every slot, in one array, so
+		// that a slot's first record allocates none either.
+		ids := make([]string, n*validatorsPerSlot)
 		for i := n - 1; i >= 0; i-- {
+			r.slots[i].validators = ids[i*validatorsPerSlot : i*validatorsPerSlot : (i+1)*validatorsPerSlot]
 			r.pushFreeLocked(i)
 		}
 	}
 	return r
 }
+
+// validatorsPerSlot is how many validator plugins' ids a slot holds without
+// allocating; a creation with more allocates that slot a bigger array once.
+const validatorsPerSlot = 4
 
 // On tells whether records are kept: what a creation's caller checks
 // before it computes what to record.
@@ -262,17 +273,9 @@ func (r *Store) UpdatesMerged(source Source, ids []string, ownersOf func(string)
 		if !r.has(id) {
 			continue
 		}
-		byPlugin := map[string][]FieldOwner{}
-		var order []string
-		for _, f := range ownedFields(ownersOf(id)) {
-			if _, ok := byPlugin[f.Plugin]; !ok {
-				order = append(order, f.Plugin)
-			}
-			byPlugin[f.Plugin] = append(byPlugin[f.Plugin], f)
-		}
-		slices.Sort(order)
-		for _, plugin := range order {
-			r.updated(id, Update{Time: now, Source: source, Plugin: plugin, Fields: byPlugin[plugin]})
+		for _, u := range updatesByPlugin(ownersOf(id)) {
+			u.Time, u.Source = now, source
+			r.updated(id, u)
 		}
 	}
 }
@@ -292,63 +295,55 @@ func (r *Store) Unsolicited(plugin string, updates, failed []*api.ContainerUpdat
 		if err != nil {
 			continue // not mergeable: no field to name
 		}
+		fields, omitted := ownedFields(owners)
 		r.updated(u.GetContainerId(), Update{
-			Time: now, Source: ByPlugin, Plugin: plugin, Fields: ownedFields(owners), Failed: failedFor(failed, u.GetContainerId()),
+			Time: now, Source: ByPlugin, Plugin: plugin, Fields: fields, FieldsOmitted: omitted,
+			Failed: failedFor(failed, u.GetContainerId()),
 		})
 	}
 }
 
-// Get turns container id's slot into its record.
+// Get turns container id's slot into its record. Only copying the slot
+// holds the lock that a creation's recording takes; the fields are listed
+// after, from the owners tables, which no one changes once recorded.
 func (r *Store) Get(id string) (Record, bool) {
 	if !r.On() {
 		return Record{}, false
 	}
+	rec, owners, ok := r.copyOf(id)
+	if !ok {
+		return Record{}, false
+	}
+	if testHookListing != nil {
+		testHookListing()
+	}
+	rec.Fields, rec.FieldsOmitted = ownedFields(owners)
+	return rec, true
+}
+
+// testHookListing, when set by a test, runs in Get between the copy of the
+// slot and the listing of its fields.
+var testHookListing func()
+
+// copyOf copies container id's slot, but for its fields: its owners tables
+// are returned as they are.
+func (r *Store) copyOf(id string) (Record, merge.ContainerOwners, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	i, ok := r.index[id]
 	if !ok {
-		return Record{}, false
+		return Record{}, merge.ContainerOwners{}, false
 	}
 	s := &r.slots[i]
 	rec := Record{
 		ID: s.id, Name: s.name, PodID: s.pod, Created: s.created,
-		Fields:     ownedFields(s.owners),
 		Validation: Validation{DefaultValidator: s.defaultValidator, Validators: append([]string{}, s.validators...), DryRun: slices.Clone(s.dryRun)},
 		Updates:    slices.Clone(s.updates),
 	}
 	if rec.Updates == nil {
 		rec.Updates = []Update{}
 	}
-	return rec, true
-}
-
-// ownedFields lists an owners table as FieldOwners, in field order, then by
-// key. An owner list of OCI hooks ("a,b") is one entry per plugin.
-func ownedFields(o merge.ContainerOwners) []FieldOwner {
-	out := []FieldOwner{}
-	for f, owner := range o.Simple {
-		out = appendOwners(out, api.Field(f), "", owner)
-	}
-	for f, c := range o.Compound {
-		for key, owner := range c.GetOwners() {
-			out = appendOwners(out, api.Field(f), key, owner)
-		}
-	}
-	slices.SortFunc(out, func(a, b FieldOwner) int {
-		return cmp.Or(cmp.Compare(api.Field_value[a.Field], api.Field_value[b.Field]), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Plugin, b.Plugin))
-	})
-	return out
-}
-
-func appendOwners(out []FieldOwner, f api.Field, key, owner string) []FieldOwner {
-	removed := false
-	if len(owner) > 0 && owner[0] == '-' {
-		removed, owner = true, owner[1:]
-	}
-	for _, plugin := range strings.Split(owner, ",") {
-		out = append(out, FieldOwner{Field: f.String(), Key: key, Plugin: plugin, Removed: removed})
-	}
-	return out
+	return rec, s.owners, true
 }
 
 // failedFor tells whether the runtime reported an update of container id

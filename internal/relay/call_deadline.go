@@ -46,7 +46,7 @@ func whoseDeadline(ctx context.Context, err error, callerFirst bool) deadlineOwn
 	case !remote && !local:
 		return noDeadline
 	case ctx.Err() != nil:
-		if context.Cause(ctx) == ErrPluginTimeout {
+		if causeOf(ctx) == ErrPluginTimeout {
 			return ownDeadline
 		}
 		return callerDeadline

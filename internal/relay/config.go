@@ -16,10 +16,12 @@ import (
 	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/admission"
 	"github.com/nrikit/nrikit/internal/filter"
+	"github.com/nrikit/nrikit/internal/identity"
 	"github.com/nrikit/nrikit/internal/launch"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/readiness"
 	"github.com/nrikit/nrikit/internal/records"
+	"github.com/nrikit/nrikit/internal/scope"
 	"github.com/nrikit/nrikit/internal/status"
 )
 
@@ -57,7 +59,13 @@ type Config struct {
 	FailurePolicy                      nri.FailurePolicy // of plugins that declare none
 	// Settings are the operator's per plugin, keyed by "NN-name" or by
 	// bare "name".
-	Settings        map[string]Settings
+	Settings map[string]Settings
+	// ConfiguredOnly lets only the names Settings has an entry for register
+	// from the socket (external_plugins = "configured").
+	ConfiguredOnly bool
+	// PeerIdentity, the runtime's, tells the pod a process runs in, for
+	// names bound to pods; nil: pods are not known.
+	PeerIdentity    identity.Resolver
 	EventBudget     time.Duration // 0: none
 	DeadlineReserve time.Duration
 	BudgetCheck     admission.BudgetCheck
@@ -100,6 +108,11 @@ type Settings struct {
 	// scope of pods (nil: every pod); see rollout.go.
 	Observe, DryRun bool
 	Filter          *filter.Selector
+	// Peer binds the name to peers: only a connection from one that
+	// matches may register under it from the socket; nil: any.
+	Peer *identity.Rules
+	// Allow is what the plugin may change; nil: everything.
+	Allow *scope.Set
 }
 
 // Builtin is an in-process plugin the runtime links in.

@@ -12,7 +12,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/accept"
+	"github.com/nrikit/nrikit/internal/identity"
 	"github.com/nrikit/nrikit/internal/pluginconn"
 )
 
@@ -20,7 +25,11 @@ import (
 // the plugin calls to register and to ask for container updates.
 type runtimeService struct {
 	relay    *Relay
-	external bool  // external plugins name themselves; launched ones are named by file
+	external bool // external plugins name themselves; launched ones are named by file
+	// peer is an external plugin's, as the kernel (and, where the name's
+	// rules need it, the runtime) told at its registration, written before
+	// the registration is handed to await.
+	peer     identity.Peer
 	refusal  error // set: every registration is refused with it (join_refusal.go)
 	result   chan registration
 	once     sync.Once
@@ -34,25 +43,26 @@ type registration struct {
 	err error
 }
 
-func newRuntimeService(r *Relay, external bool) *runtimeService {
-	return &runtimeService{relay: r, external: external, result: make(chan registration, 1),
+// newRuntimeService serves a connection; peer is an external one's, nil for
+// a launched plugin.
+func newRuntimeService(r *Relay, peer *accept.Peer) *runtimeService {
+	s := &runtimeService{relay: r, external: peer != nil, result: make(chan registration, 1),
 		updating: make(chan struct{}, MaxPluginUpdatesInFlight)}
+	if peer != nil {
+		s.peer.Peer = *peer
+	}
+	return s
 }
 
-// RegisterPlugin accepts the first registration on the connection.
-func (s *runtimeService) RegisterPlugin(_ context.Context, req *api.RegisterPluginRequest) (*api.Empty, error) {
-	err := s.refusal
-	if err == nil && s.external {
-		err = api.ValidatePluginIdentity(req.GetPluginIdx(), req.GetPluginName())
-		if err == nil && s.relay != nil {
-			// Refused in the reply, so that the plugin hears why: a stub
-			// told it registered, then cut off, waits for ever.
-			err = s.relay.mayRegister(api.PluginID(req.GetPluginIdx(), req.GetPluginName()))
-		}
-	}
+// RegisterPlugin accepts the first registration on the connection. Only
+// the first is checked: what it finds out (the peer's pod, the settings'
+// key) is written once, before the registration is handed to await.
+func (s *runtimeService) RegisterPlugin(ctx context.Context, req *api.RegisterPluginRequest) (*api.Empty, error) {
 	first := false
+	var err error
 	s.once.Do(func() {
 		first = true
+		err = s.check(ctx, req)
 		s.result <- registration{req: req, err: err}
 	})
 	if !first {
@@ -62,6 +72,22 @@ func (s *runtimeService) RegisterPlugin(_ context.Context, req *api.RegisterPlug
 		return nil, err
 	}
 	return &api.Empty{}, nil
+}
+
+// check says why a registration is refused, nil if it is not.
+func (s *runtimeService) check(ctx context.Context, req *api.RegisterPluginRequest) (err error) {
+	if s.refusal != nil || !s.external {
+		return s.refusal
+	}
+	if err := api.ValidatePluginIdentity(req.GetPluginIdx(), req.GetPluginName()); err != nil {
+		return err
+	}
+	if s.relay == nil {
+		return nil
+	}
+	// Refused in the reply, so that the plugin hears why: a stub told it
+	// registered, then cut off, waits for ever.
+	return s.relay.mayRegister(ctx, req.GetPluginIdx(), req.GetPluginName(), &s.peer)
 }
 
 // UpdateContainers hands a plugin's unsolicited updates to the runtime.
@@ -90,6 +116,10 @@ func (s *runtimeService) UpdateContainers(ctx context.Context, req *api.UpdateCo
 		p.log.WithField("count", len(unnamed)).Debug("nrikit: unsolicited updates that name no container reported failed")
 	}
 	updates, unnamed = s.relay.scopedUnsolicited(p, updates, unnamed)
+	if err := p.updatesInScope("unsolicited updates", updates); err != nil {
+		// The plugin hears why; none reaches the runtime.
+		return nil, status.Error(codes.PermissionDenied, err.Error())
+	}
 	if err := checkUnsolicited(p, updates); err != nil {
 		return nil, err
 	}

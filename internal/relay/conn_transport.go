@@ -28,6 +28,7 @@ func dialSocketConn(trunk net.Conn, proc *launch.Process, rs *runtimeService, cf
 		ClientOpts: cfg.ClientOpts,
 		Log:        cfg.Log,
 		Name:       name,
+		PeerPID:    rs.peer.PID,
 	})
 	return socketConn{c}, err
 }

@@ -83,6 +83,7 @@ func (c *creation) encode() {
 	default:
 		c.result, c.handled = merge.NewCreate(c.req), consulted{}
 	}
+	c.result.LimitEvictions(c.r.lifecycle)
 }
 
 // adjust calls each plugin that takes CreateContainer, in order, merging
@@ -92,12 +93,17 @@ func (c *creation) adjust(ctx context.Context) error {
 	return callEach(ctx, c.r, api.Event_CREATE_CONTAINER, &c.out, api.PluginService.CreateContainer, c.mergeReply, c.dl, nil)
 }
 
-// mergeReply merges one plugin's reply.
+// mergeReply merges one plugin's reply, when it changes only what the
+// plugin may change.
 func (c *creation) mergeReply(p *plugin, rsp *api.CreateContainerResponse) error {
 	c.out.changed()
 	c.handled.add(p)
 	c.r.countAdjustments(p, api.Event_CREATE_CONTAINER, rsp.GetAdjust() != nil, rsp.GetUpdate(), rsp.GetEvict())
-	return mergeError(c.result.Apply(p.id, c.r.scopedCreateReply(p, rsp)))
+	rsp = c.r.scopedCreateReply(p, rsp)
+	if err := p.createInScope(rsp); err != nil {
+		return err
+	}
+	return mergeError(c.result.Apply(p.id, rsp))
 }
 
 // merged is the merged response, shaped as the reference shapes it, after
@@ -135,6 +141,7 @@ func (c *creation) record(ctx context.Context, merged *api.CreateContainerRespon
 		return nil, err
 	}
 	r.logDiscarded(ctx, api.Event_CREATE_CONTAINER, c.result.Discarded())
+	r.logIgnoredEvictions(ctx, api.Event_CREATE_CONTAINER, c.result.IgnoredEvictions())
 	if r.cfg.Records.On() {
 		r.cfg.Records.Created(ctr, c.result.OwnersOf(ctr.GetId()), r.cfg.DefaultValidator != nil && c.defaultVerdict == "",
 			len(consulted), func(i int) string { return consulted[i].id })

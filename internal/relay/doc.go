@@ -39,10 +39,12 @@
 // Components it drives: internal/lifecycle (what each plugin was told),
 // internal/readiness (the gate, which asks the registry back through
 // readiness.Plugins), internal/admission (who may join now), internal/launch
-// (the pre-installed processes and their output), internal/merge (the
-// replies), internal/observe (an observer's queue), internal/filter (a
-// plugin's scope of pods), internal/records and internal/status (what Status and
-// ContainerRecord report). And, through Config, what only its caller knows:
+// (the pre-installed processes and their output), internal/identity (who
+// may hold a name), internal/scope (what each plugin may change),
+// internal/merge (the replies), internal/observe (an observer's queue),
+// internal/filter (a plugin's scope of pods), internal/records and
+// internal/status (what Status and ContainerRecord report). And, through
+// Config, what only its caller knows:
 // the runtime's callbacks (SyncFn, UpdateFn), where metrics, plugin changes
 // and deprecations go, the status endpoint to open with Start, and how a
 // plugin's failure reads as the runtime's error (Config.PluginError). It

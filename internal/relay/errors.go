@@ -34,10 +34,12 @@ var (
 	ErrPluginClosed = errors.New("nrikit: plugin closed")
 	// ErrPluginTimeout: a plugin did not answer within its timeout.
 	ErrPluginTimeout = errors.New("nrikit: plugin timed out")
-	// ErrRejected: a validator rejected CreateContainer's merged adjustment.
-	ErrRejected = errors.New("nrikit: adjustment rejected")
-	// ErrRemoved: a setup event for a pod or container already removed.
-	ErrRemoved = errors.New("nrikit: already removed")
+	// ErrRejected: a validator rejected CreateContainer's merged adjustment
+	// (gRPC code FailedPrecondition).
+	ErrRejected error = nri.NewCoded(nri.CodeRefused, "nrikit: adjustment rejected")
+	// ErrRemoved: a setup event for a pod or container already removed
+	// (gRPC code FailedPrecondition).
+	ErrRemoved error = nri.NewCoded(nri.CodeRefused, "nrikit: already removed")
 	// ErrConflict: two plugins' adjustments or updates claim the same thing
 	// (CreateContainer, UpdateContainer).
 	ErrConflict = errors.New("nrikit: conflicting adjustments")
@@ -84,6 +86,27 @@ const (
 	failRejected                // a validator said no
 	failDeadline                // the event's deadline cut the call short (event_deadline.go)
 )
+
+// code is the gRPC status code of an event a plugin's failure f fails: the
+// plugin refused it, or was not there to answer.
+func (f failure) code() codes.Code {
+	if f == failError || f == failRejected {
+		return nri.CodeRefused
+	}
+	return nri.CodeUnavailable
+}
+
+// codeOf is the gRPC status code of a plugin's failure err: the plugin's
+// own, when its error carried one (Unimplemented from a plugin that lacks
+// the method, say, which the reference passes on too), else f's.
+func (f failure) codeOf(err error) codes.Code {
+	if f == failError {
+		if c := nri.CodeOf(err, codes.Unknown); c != codes.Unknown && c != codes.OK {
+			return c
+		}
+	}
+	return f.code()
+}
 
 func (f failure) outcome() nri.Outcome {
 	return [...]nri.Outcome{nri.OutcomeError, nri.OutcomeTimeout, nri.OutcomeLost, nri.OutcomeCanceled, nri.OutcomeRejected, nri.OutcomeCanceled}[f]

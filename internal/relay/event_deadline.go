@@ -28,25 +28,41 @@ type eventDeadline struct {
 	// tail is set aside after the fan-out, for the mandatory calls that
 	// follow it: the slowest validator's timeout, for CreateContainer.
 	tail time.Duration
+	// byBudget: the event budget set D, not the caller's deadline; the
+	// error of an event D ends says which.
+	byBudget bool
 }
 
 // deadlineOf is D for an event that starts now: the earlier of ctx's
 // deadline and now plus the event budget, less the deadline reserve. Only
 // setup and validation events have one.
+//
+// A caller's deadline that leaves less than twice the reserve shares what
+// is left: half of it for the plugins, half for the runtime. So a short
+// deadline still reaches the plugins that answer in time, as the
+// reference does, rather than failing at once because the reserve alone
+// outlasts it; and D moves steadily with the caller's deadline, never
+// earlier for a later one. (The budget, which New keeps above the reserve,
+// always leaves the whole reserve.)
 func (r *Relay) deadlineOf(ctx context.Context, pol eventPolicy) eventDeadline {
 	if !pol.class.canFail() {
 		return eventDeadline{}
 	}
 	end, ok := ctx.Deadline()
+	byBudget := false
 	if budget := r.cfg.EventBudget; budget > 0 {
 		if own := time.Now().Add(budget); !ok || own.Before(end) {
-			end, ok = own, true
+			end, ok, byBudget = own, true, true
 		}
 	}
 	if !ok {
 		return eventDeadline{}
 	}
-	return eventDeadline{at: end.Add(-r.cfg.DeadlineReserve)}
+	reserve := r.cfg.DeadlineReserve
+	if !byBudget {
+		reserve = min(reserve, max(time.Until(end), 0)/2)
+	}
+	return eventDeadline{at: end.Add(-reserve), byBudget: byBudget}
 }
 
 func (d eventDeadline) set() bool { return !d.at.IsZero() }
@@ -60,13 +76,15 @@ type callBudget struct {
 	// cut: the event's deadline made timeout shorter than the plugin's own,
 	// so running out of it is not the plugin's fault.
 	cut bool
+	// byBudget: the event budget set that deadline (not the caller's).
+	byBudget bool
 }
 
-// within is the budget of a call that may take up to room but no more than
-// the plugin's own timeout.
-func within(own, room time.Duration) callBudget {
+// within is the budget of a call that may take up to room of D but no more
+// than the plugin's own timeout.
+func (d eventDeadline) within(own, room time.Duration) callBudget {
 	if room < own {
-		return callBudget{timeout: room, cut: true}
+		return callBudget{timeout: room, cut: true, byBudget: d.byBudget}
 	}
 	return callBudget{timeout: own}
 }
@@ -77,7 +95,7 @@ func (d eventDeadline) forMandatory(p *plugin) callBudget {
 	if !d.set() {
 		return callBudget{timeout: p.timeout}
 	}
-	return within(p.timeout, time.Until(d.at))
+	return d.within(p.timeout, time.Until(d.at))
 }
 
 // forOptional is the budget of a call whose failure does not fail the
@@ -88,7 +106,7 @@ func (d eventDeadline) forOptional(p *plugin, reserved time.Duration) callBudget
 		return callBudget{timeout: p.timeout}
 	}
 	left := time.Until(d.at)
-	return within(p.timeout, max(left-reserved, min(minOptionalCall, left)))
+	return d.within(p.timeout, max(left-reserved, min(minOptionalCall, left)))
 }
 
 // budgetFor is p's call budget in the fan-out of ev, whose plugins after p

@@ -70,3 +70,36 @@ func TestEventDeadlineOnlyWhenSet(t *testing.T) {
 		t.Errorf("computing D allocates %v times", allocs)
 	}
 }
+
+// TestShortCallerDeadlineSharesTheReserve: a caller's deadline that leaves
+// less than twice the reserve gives the plugins half of what is left (D
+// moves steadily with the caller's deadline); a longer one leaves the
+// whole reserve; one already passed leaves D there; a budget always leaves
+// the whole reserve.
+func TestShortCallerDeadlineSharesTheReserve(t *testing.T) {
+	a := &Relay{cfg: Config{DeadlineReserve: 100 * time.Millisecond}}
+	setup := policyOf(api.Event_RUN_POD_SANDBOX)
+	for _, tt := range []struct {
+		left, wantD time.Duration
+	}{
+		{25 * time.Millisecond, 12500 * time.Microsecond},
+		{150 * time.Millisecond, 75 * time.Millisecond},
+		{200 * time.Millisecond, 100 * time.Millisecond},
+		{time.Second, 900 * time.Millisecond},
+		{-time.Second, -time.Second},
+	} {
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(tt.left))
+		caller, _ := ctx.Deadline()
+		d := a.deadlineOf(ctx, setup)
+		cancel()
+		want := caller.Add(tt.wantD - tt.left)
+		if diff := d.at.Sub(want); diff < -5*time.Millisecond || diff > 5*time.Millisecond || d.byBudget {
+			t.Errorf("caller's deadline in %v: D %v off the expected %v from now (by budget %v)", tt.left, diff, tt.wantD, d.byBudget)
+		}
+	}
+	a.cfg.EventBudget = 150 * time.Millisecond
+	before := time.Now()
+	if d := a.deadlineOf(context.Background(), setup); !d.byBudget || d.at.Sub(before) > 50*time.Millisecond+5*time.Millisecond {
+		t.Errorf("a 150 ms budget gave D in %v (by budget %v), want 50 ms: the whole reserve", d.at.Sub(before), d.byBudget)
+	}
+}

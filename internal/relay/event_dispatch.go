@@ -66,7 +66,7 @@ func callEach[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *ou
 	checked := false // the request's strings, once some plugin gets it
 	plugins := r.registry.snapshot()
 	if dl.passed() {
-		if err := r.deadlinePassed(ctx, ev, plugins, deadlineBeforeStart); err != nil {
+		if err := r.deadlinePassed(ctx, ev, plugins, deadlineBeforeStart, dl); err != nil {
 			return err
 		}
 	}
@@ -95,8 +95,8 @@ func callEach[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *ou
 		fp := r.failurePolicyFor(p, g)
 		budget := r.budgetFor(dl, ev, g, p, fp, plugins[i+1:])
 		if budget.timeout <= 0 {
-			if err := r.notReached(ctx, ev, p, fp.FailRequest); err != nil {
-				return withNotReached(err, ev, plugins[i+1:])
+			if err := r.notReached(ctx, ev, p, fp.FailRequest, dl); err != nil {
+				return r.withNotReached(ctx, err, ev, plugins[i+1:])
 			}
 			continue
 		}
@@ -108,7 +108,7 @@ func callEach[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *ou
 			return collect(p, rsp)
 		})
 		if err != nil {
-			return withNotReached(err, ev, plugins[i+1:])
+			return r.withNotReached(ctx, err, ev, plugins[i+1:])
 		}
 	}
 	return nil
@@ -120,7 +120,14 @@ func callEach[Req, Rsp any](ctx context.Context, r *Relay, ev api.Event, out *ou
 func (r *Relay) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp nri.FailurePolicy, budget callBudget, call func(context.Context) error) error {
 	start := time.Now()
 	mark, done := p.handling(ev)
-	defer done()
+	defer func() {
+		done()
+		// The watcher leaves a connection lost during the call to us
+		// (join_handshake.go): drop the plugin if the outcome did not.
+		if connectionLost(p.conn) {
+			r.drop(ctx, p, "", failLost)
+		}
+	}()
 	called := false
 	err := p.invoke(ctx, budget.timeout, func(ctx context.Context) error {
 		called = true
@@ -152,16 +159,18 @@ func (r *Relay) deliver(ctx context.Context, pol eventPolicy, ev api.Event, p *p
 		p.stats.Failed(ev, nri.Outcome(f.outcome()), err)
 	}
 	p.stats.Record(ev, nri.Outcome(f.outcome()), took)
-	return r.applyPolicy(ctx, pol, ev, p, fp, f, err)
+	return r.applyPolicy(ctx, pol, ev, p, fp, f, budget.byBudget, err)
 }
 
 // applyPolicy is the event policy table's error columns (event_policy.go). It
 // logs one line that says what happened and what follows, then acts.
-func (r *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp nri.FailurePolicy, f failure, err error) error {
+// byBudget says whether the event budget set the event's deadline, for a
+// call it cut.
+func (r *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, p *plugin, fp nri.FailurePolicy, f failure, byBudget bool, err error) error {
 	if f == failDeadline {
-		return r.cutByEventDeadline(ctx, ev, p, pol.class == classValidation || fp.FailRequest, err)
+		return r.cutByEventDeadline(ctx, ev, p, pol.class == classValidation || fp.FailRequest, byBudget, err)
 	}
-	perr := r.cfg.PluginError(p.id, ev.Name(), err)
+	perr := r.cfg.PluginError(p.id, ev.Name(), nri.WithCode(err, f.codeOf(err)))
 	log := p.logCtx(ctx).WithField("event", ev.Name()).WithField("error", err.Error())
 	if fp.FailRequest && !p.policy.FailRequest {
 		// Only the readiness gate raises a policy: say so, since Plugins()
@@ -178,7 +187,7 @@ func (r *Relay) applyPolicy(ctx context.Context, pol eventPolicy, ev api.Event, 
 		if cause == nil { // the plugin saw the caller's deadline pass a moment before we did
 			cause = context.DeadlineExceeded
 		}
-		return fmt.Errorf("nrikit: %s canceled by the caller: %w", ev.Name(), cause)
+		return nri.WithCode(fmt.Errorf("nrikit: %s canceled by the caller: %w", ev.Name(), cause), nri.ContextCode(cause))
 	}
 	// A plugin whose instance a timeout ended (a WASM guest stopped at its
 	// deadline), or whose connection a request cut short left out of step,
@@ -289,11 +298,12 @@ func (r *Relay) setupBarrier(ctx context.Context, ev api.Event) (release func(),
 		return release, dl, nil
 	}
 	if ctx.Err() == nil && dl.passed() {
-		if missed := r.deadlinePassed(ctx, ev, r.registry.snapshot(), deadlineWhileSync); missed != nil {
+		if missed := r.deadlinePassed(ctx, ev, r.registry.snapshot(), deadlineWhileSync, dl); missed != nil {
 			err = missed
 		}
 	}
-	return nil, dl, fmt.Errorf("nrikit: %s given up while waiting for a plugin's synchronization: %w", ev.Name(), err)
+	err = fmt.Errorf("nrikit: %s given up while waiting for a plugin's synchronization: %w", ev.Name(), err)
+	return nil, dl, nri.WithCode(err, nri.CodeOf(err, nri.ContextCode(err)))
 }
 
 // takesPart tells whether p takes ev or, for CreateContainer, validates

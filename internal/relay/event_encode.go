@@ -48,11 +48,14 @@ func encodedSize(m proto.Message) int {
 }
 
 // syncEncoder pre-encodes, as preEncoded does, the Synchronize messages
-// that go to one plugin one call after the other, into one reused buffer.
-// Reuse is safe because the connection's codec copies a request's encoding
-// before its call returns, and a call returns before the next starts. It
-// saves a big node's synchronization allocating its whole encoded size
-// (about 120 MB for 50,000 containers) once more.
+// that go to one plugin one call after the other, into one reused buffer,
+// made once at the size of a whole message (maxSyncMessage) when one is
+// that large. Reuse is safe because the connection's client copies a
+// request's encoding before its call returns, and a call returns before the
+// next starts; the client writes it from a buffer it releases once written
+// (internal/pluginconn). A big node's synchronization thus allocates about
+// two messages' worth, not its whole encoded size (about 120 MB for 50,000
+// containers), and holds nothing of what it has sent.
 type syncEncoder struct{ buf []byte }
 
 // to returns req as p gets it. What the previous call returned is then no
@@ -63,7 +66,7 @@ func (e *syncEncoder) to(p *plugin, req *api.SynchronizeRequest) *api.Synchroniz
 	}
 	n := req.SizeVT()
 	if cap(e.buf) < n {
-		e.buf = make([]byte, n)
+		e.buf = make([]byte, n, max(n, min(maxSyncMessage, 2*n)))
 	}
 	b := e.buf[:n]
 	if _, err := req.MarshalToSizedBufferVT(b); err != nil {

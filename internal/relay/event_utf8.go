@@ -8,9 +8,11 @@ package relay
 import (
 	"fmt"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/utf8check"
 )
 
@@ -33,7 +35,7 @@ func checkRequestEncoding[Req any](ev api.Event, out *outgoing[Req]) error {
 // never do, so they go on without plugins, with a warning.
 func (r *Relay) undeliverable(pol eventPolicy, ev api.Event, err error) error {
 	if pol.class.canFail() {
-		return err
+		return nri.WithCode(err, codes.InvalidArgument) // the runtime's own request
 	}
 	r.log.WithField("event", ev.Name()).WithError(err).Warn("nrikit: event relayed to no plugin")
 	return nil

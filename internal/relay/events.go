@@ -135,9 +135,14 @@ func (r *Relay) UpdateContainer(ctx context.Context, req *api.UpdateContainerReq
 	}
 	defer release()
 	result := merge.NewUpdate(req)
+	result.LimitEvictions(r.lifecycle)
 	collect := func(p *plugin, rsp *api.UpdateContainerResponse) error {
 		r.countAdjustments(p, api.Event_UPDATE_CONTAINER, false, rsp.GetUpdate(), rsp.GetEvict())
-		return mergeError(result.Apply(p.id, r.scopedUpdateReply(p, rsp)))
+		rsp = r.scopedUpdateReply(p, rsp)
+		if err := p.updateInScope(rsp, req.GetContainer().GetId()); err != nil {
+			return err
+		}
+		return mergeError(result.Apply(p.id, rsp))
 	}
 	if err := fanOutUntil(ctx, r, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer, collect, dl); err != nil {
 		return nil, err
@@ -145,6 +150,7 @@ func (r *Relay) UpdateContainer(ctx context.Context, req *api.UpdateContainerReq
 	// The resources as the plugins left them (merge.Update wrote them back).
 	toObservers(r, api.Event_UPDATE_CONTAINER, req, api.PluginService.UpdateContainer)
 	r.logDiscarded(ctx, api.Event_UPDATE_CONTAINER, result.Discarded())
+	r.logIgnoredEvictions(ctx, api.Event_UPDATE_CONTAINER, result.IgnoredEvictions())
 	r.cfg.Records.UpdatesMerged(records.ByReply, result.Updated(), result.OwnersOf)
 	return result.Response(), nil
 }
@@ -162,7 +168,12 @@ func (r *Relay) StopContainer(ctx context.Context, req *api.StopContainerRequest
 	result := merge.NewStop(req)
 	collect := func(p *plugin, rsp *api.StopContainerResponse) error {
 		r.countAdjustments(p, api.Event_STOP_CONTAINER, false, rsp.GetUpdate(), nil)
-		if err := result.Apply(p.id, r.scopedStopReply(p, rsp)); err != nil {
+		rsp = r.scopedStopReply(p, rsp)
+		err := p.stopInScope(rsp)
+		if err == nil {
+			err = result.Apply(p.id, rsp)
+		}
+		if err != nil {
 			p.logCtx(ctx).WithError(err).Warn("nrikit: updates from StopContainer dropped")
 		}
 		return nil
@@ -196,6 +207,9 @@ func (r *Relay) countAdjustments(p *plugin, ev api.Event, adjusted bool, updates
 // logDiscarded reports updates dropped because they conflicted while their
 // plugin allowed failure (ignore_failure).
 func (r *Relay) logDiscarded(ctx context.Context, ev api.Event, discarded []error) {
+	if len(discarded) == 0 {
+		return
+	}
 	log := r.logCtx(ctx).WithField("event", ev.Name())
 	for i, err := range discarded {
 		if i == maxDiscardedLogged {
@@ -203,6 +217,14 @@ func (r *Relay) logDiscarded(ctx context.Context, ev api.Event, discarded []erro
 			return
 		}
 		log.WithError(err).Info("nrikit: conflicting update ignored as its plugin allowed")
+	}
+}
+
+// logIgnoredEvictions reports evictions dropped because the runtime does
+// not have their container: one line per plugin's reply.
+func (r *Relay) logIgnoredEvictions(ctx context.Context, ev api.Event, ignored []error) {
+	for _, err := range ignored {
+		r.logCtx(ctx).WithField("event", ev.Name()).WithError(err).Info("nrikit: evictions of unknown containers ignored")
 	}
 }
 

@@ -33,7 +33,8 @@ func (r *Relay) acceptLoop(ctx context.Context, l net.Listener) {
 			}
 			continue
 		}
-		pid := accept.PeerPID(conn)
+		peer := accept.PeerOf(conn)
+		pid := peer.PID
 		var evicted atomic.Bool
 		registered, leave, err := r.admission.Enter(pid, func() {
 			evicted.Store(true)
@@ -41,13 +42,13 @@ func (r *Relay) acceptLoop(ctx context.Context, l net.Listener) {
 		})
 		if err != nil {
 			r.logRefusedConnection(pid)
-			r.refuse(ctx, conn, err)
+			r.refuse(ctx, conn, peer, err)
 			continue
 		}
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			err := r.connectSocket(ctx, conn, nil, nil, registered)
+			err := r.connectSocket(ctx, conn, nil, nil, &external{peer: peer, registered: registered})
 			leave()
 			if err != nil && evicted.Load() {
 				err = &nri.PluginError{Plugin: nri.Unregistered, Op: nri.PhaseRegister, Err: errEvicted}
@@ -70,6 +71,13 @@ func (r *Relay) logRefusedConnection(pid int) {
 		log = log.WithField("pid", pid)
 	}
 	log.Warn("nrikit: refused a plugin connection: too many connections registering (from its process, or plugins joining)")
+}
+
+// external is what connectSocket knows of an external connection: who is
+// at its other end, and what to call once it registered.
+type external struct {
+	peer       accept.Peer
+	registered func()
 }
 
 // errEvicted ends a connection that had not registered when all places were

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/launch"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/syncx"
@@ -19,10 +20,15 @@ import (
 
 // connectSocket registers, configures and synchronizes the plugin on trunk.
 // cand and proc are set for pre-installed plugins, whose identity comes from
-// their file name. registered, if set, is called once the plugin registered.
-func (r *Relay) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.Candidate, proc *launch.Process, registered func()) error {
+// their file name; ext for an external one, whose peer may be bound by the
+// operator's rules.
+func (r *Relay) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.Candidate, proc *launch.Process, ext *external) error {
 	arrived := r.lifecycle.Now()
-	rs := newRuntimeService(r, cand == nil)
+	var peer *accept.Peer
+	if ext != nil {
+		peer = &ext.peer
+	}
+	rs := newRuntimeService(r, peer)
 	rs.rev.stopping = ctx.Done()
 	conn, err := dialSocketConn(trunk, proc, rs, &r.cfg, candidateID(cand))
 	if err != nil {
@@ -40,8 +46,8 @@ func (r *Relay) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.
 		conn.Close()
 		return &nri.PluginError{Plugin: refusedID(cand, reg), Op: nri.PhaseRegister, Err: err}
 	}
-	if registered != nil {
-		registered()
+	if ext != nil {
+		ext.registered()
 	}
 	kind, idx, name, config := nri.External, reg.GetPluginIdx(), reg.GetPluginName(), ""
 	if cand != nil {
@@ -53,22 +59,15 @@ func (r *Relay) connectSocket(ctx context.Context, trunk net.Conn, cand *launch.
 	p.config = config
 	p.arrived = arrived
 	p.joining = joining
+	if ext != nil {
+		p.peer = &rs.peer
+	}
 	conn.Registered(p.log)
 	if err := rs.attach(p); err != nil {
 		return r.abandon(p, nri.PhaseRegister, err)
 	}
 	p.log.WithField("nri_version", versionOrUnknown(reg.GetNRIVersion())).Debug("nrikit: plugin registered")
 	return r.handshake(ctx, p)
-}
-
-// mayRegister says why an external plugin may not register as id: the
-// runtime's own plugin holds it, or it is in its back-off after a sync
-// timeout.
-func (r *Relay) mayRegister(id string) error {
-	if err := r.registry.checkID(id); err != nil {
-		return err
-	}
-	return r.syncBackoff.Check(id)
 }
 
 // handshake configures and synchronizes a registered plugin, and makes it
@@ -157,7 +156,12 @@ func (r *Relay) watch(ctx context.Context, p *plugin) {
 		defer r.wg.Done()
 		select {
 		case <-lost:
-			r.drop(context.Background(), p, p.eventInFlight(), failLost) // noticed by nrikit, not in a runtime's call
+			// A call in flight fails on the lost connection and its
+			// delivery drops the plugin once it kept the call's error,
+			// so that the plugin's leaving reports it.
+			if p.eventInFlight() == "" {
+				r.drop(context.Background(), p, "", failLost) // noticed by nrikit, not in a runtime's call
+			}
 		case <-p.closed:
 		case <-ctx.Done():
 		}

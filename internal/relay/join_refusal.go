@@ -8,6 +8,7 @@ import (
 	"context"
 	"net"
 
+	"github.com/nrikit/nrikit/internal/accept"
 	"github.com/nrikit/nrikit/internal/nri"
 )
 
@@ -16,7 +17,7 @@ import (
 // one process hears which bound it hit, not just "connection closed". The
 // peer has refusalGrace to call RegisterPlugin, and as long again to read
 // the reply and hang up.
-func (r *Relay) refuse(ctx context.Context, trunk net.Conn, why error) {
+func (r *Relay) refuse(ctx context.Context, trunk net.Conn, peer accept.Peer, why error) {
 	if !r.refusals.TryAcquire() { // beyond admission.MaxRefusalsAnswered: closed without a word
 		_ = trunk.Close()
 		return
@@ -25,7 +26,7 @@ func (r *Relay) refuse(ctx context.Context, trunk net.Conn, why error) {
 	go func() {
 		defer r.wg.Done()
 		defer r.refusals.Release()
-		rs := newRuntimeService(r, true)
+		rs := newRuntimeService(r, &peer)
 		rs.refusal = why
 		rs.rev.stopping = ctx.Done()
 		conn, err := dialSocketConn(trunk, nil, rs, &r.cfg, nri.Unregistered)

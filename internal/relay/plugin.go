@@ -14,10 +14,12 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
+	"github.com/nrikit/nrikit/internal/identity"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/panics"
 	"github.com/nrikit/nrikit/internal/pluginconn"
 	"github.com/nrikit/nrikit/internal/ratelog"
+	"github.com/nrikit/nrikit/internal/scope"
 	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
@@ -57,8 +59,21 @@ type plugin struct {
 	// policy came from.
 	timeout                 time.Duration
 	timeoutFrom, policyFrom string
+	// settingsKey is the plugin_settings key that applies to it, "" if
+	// none, set when it is made; peer is an external plugin's, as told at
+	// its registration (join_identity.go), nil for others, set before it
+	// joins.
+	settingsKey string
+	peer        *identity.Peer
+	peerRules   *identity.Rules // those its peer matched, nil if none
+	// allow is what the operator allows it to change (scope.go), All
+	// unless limited, set when it is made; scopeLog bounds the warnings of
+	// a limited one.
+	allow    scope.Set
+	scopeLog *ratelog.Limiter
 
-	busy chan struct{} // one slot: the request in progress
+	busy  chan struct{} // one slot: the request in progress
+	clock callClock     // ends its calls at their own deadlines (socket plugins)
 	// joinReported is closed once the plugin's joining has been reported,
 	// which its leaving must follow.
 	joinReported chan struct{}
@@ -87,10 +102,16 @@ type plugin struct {
 	rollout rollout
 }
 
-// newPlugin is newPlugin with the runtime's way to log a call's lines.
+// newPlugin is newPlugin with the runtime's way to log a call's lines, and
+// the operator's settings key and scope for it: they are set before the
+// plugin can call the runtime (its UpdateContainers may come as soon as it
+// registered), and never change.
 func (r *Relay) newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn transport) *plugin {
 	p := newPlugin(idx, name, kind, svc, conn, r.log)
 	p.logFromContext = r.cfg.LogFromContext
+	s, key, _ := r.cfg.settingsOf(p.id, p.name)
+	p.settingsKey = key
+	p.applyScope(s)
 	return p
 }
 
@@ -116,6 +137,7 @@ func newPlugin(idx, name string, kind nri.Kind, svc api.PluginService, conn tran
 		policyFrom:   FromDefault,
 		log:          log.WithField("plugin", id),
 		slowLog:      newSlowLog(),
+		allow:        scope.All, // the operator's, when the relay makes it (Relay.newPlugin)
 		stats:        &status.Counters{},
 	}
 }
@@ -168,15 +190,20 @@ func (p *plugin) invoke(ctx context.Context, timeout time.Duration, fn func(cont
 	callerFirst := callerDeadlineFirst(ctx, timeout)
 	if p.inProcess() {
 		ctx = withOwnDeadline(ctx, start.Add(timeout))
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, ErrPluginTimeout)
+		defer cancel()
+	} else {
+		var call callEnd
+		ctx, call = p.clock.withDeadline(ctx, start.Add(timeout))
+		defer call.end()
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrPluginTimeout)
-	defer cancel()
 	select {
 	case p.busy <- struct{}{}:
 	case <-p.closed:
 		return ErrPluginClosed
 	case <-ctx.Done():
-		return fmt.Errorf("waiting for an earlier request: %w", context.Cause(ctx))
+		return fmt.Errorf("waiting for an earlier request: %w", causeOf(ctx))
 	}
 	defer func() { <-p.busy }()
 	if p.isClosed() || p.violation.Load() != nil {

@@ -18,6 +18,7 @@ import (
 
 func (r *Relay) startBuiltins(ctx context.Context) {
 	for _, b := range r.cfg.Builtins {
+		r.registry.reserve(api.PluginID(b.Index, b.Name), nri.Builtin)
 		p := r.newPlugin(b.Index, b.Name, nri.Builtin, newInProcess(b.Handler), inProcessConn{})
 		p.config = b.Config
 		p.rollout.filter = b.Filter

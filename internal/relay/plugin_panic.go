@@ -62,7 +62,12 @@ func withPanic(p *plugin, log *logrus.Entry, reason string) (string, *logrus.Ent
 	return reason, log.WithField("stack", pe.Stack)
 }
 
+// panicIn is the panic err carries, if any. A call that succeeded costs
+// nothing: errors.As would allocate its target.
 func panicIn(err error) *panics.Error {
+	if err == nil {
+		return nil
+	}
 	var pe *panics.Error
 	if errors.As(err, &pe) {
 		return pe

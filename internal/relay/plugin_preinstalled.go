@@ -19,7 +19,8 @@ import (
 // startPreinstalled launches the plugins of the plugin path concurrently,
 // loads its WASM modules in-process, and waits until each has joined or been
 // dropped. A bad file name or a plugin
-// that fails to start is skipped with a warning.
+// that fails to start is skipped with a warning. The ID of each plugin
+// found is reserved (plugin_reservations.go), whether it joins or not.
 func (r *Relay) startPreinstalled(ctx context.Context) {
 	if r.cfg.PluginPath == "" {
 		return
@@ -35,6 +36,9 @@ func (r *Relay) startPreinstalled(ctx context.Context) {
 	for _, s := range skipped {
 		r.logCtx(ctx).WithField("path", s.Path).WithField("reason", s.Reason).Warn("nrikit: pre-installed plugin skipped")
 		r.announce(nri.Change{Change: nri.Skipped, Plugin: filepath.Base(s.Path), Kind: nri.Preinstalled.String(), Reason: s.Reason})
+	}
+	for _, c := range found { // all reserved before any joins: reservations are the registry's, which joins check
+		r.registry.reserve(c.ID(), candidateKind(c))
 	}
 	var wg sync.WaitGroup
 	var modules []launch.Candidate
@@ -74,4 +78,12 @@ func (r *Relay) processJoinFailed(ctx context.Context, proc *launch.Process, err
 	if err != nil {
 		r.reportJoinFailure(ctx, nri.Preinstalled, proc.Pid(), err, outputLines(proc.LastLines(exitGrace)))
 	}
+}
+
+// candidateKind is the kind of plugin a file of the plugin path makes.
+func candidateKind(c launch.Candidate) nri.Kind {
+	if c.WASM {
+		return nri.WASM
+	}
+	return nri.Preinstalled
 }

@@ -23,6 +23,9 @@ type registry struct {
 	mu     sync.Mutex // serialises the changes
 	list   []*plugin
 	closed bool
+	// reserved are the IDs of the plugins the runtime starts itself
+	// (plugin_reservations.go).
+	reserved map[string]*reservation
 	// published is list as of the last change, for lock-free snapshots;
 	// dispatch and observing are its plugins the runtime waits for and its
 	// observers (rollout.go), dispatch being list itself when it has no
@@ -62,32 +65,41 @@ func (r *registry) set(list []*plugin) {
 
 func isObserver(p *plugin) bool { return p.rollout.observer }
 
-// open makes the registry accept plugins again after drain (Start after Stop).
+// open makes the registry accept plugins again after drain (Start after
+// Stop), with no IDs reserved: Start reserves those it finds again.
 func (r *registry) open() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = false
+	r.reserved = nil
 }
 
 // Why join refuses a plugin.
 var (
 	errStopping = errors.New("nrikit: runtime is stopping")
 	// ErrPluginIDTaken: an external plugin registered under the index and
-	// name of a pre-installed, WASM or builtin plugin. Only an external
-	// instance replaces an external one: a local peer must not evict the
-	// operator's plugins, nor take a required validator's identity.
-	ErrPluginIDTaken = errors.New("nrikit: plugin ID is held by a plugin the runtime started")
+	// name of a plugin the runtime starts itself (pre-installed, WASM or
+	// builtin), whether it is active, restarting or not running. Only an
+	// external instance replaces an external one: a local peer must not
+	// take the operator's plugins' names, with their settings, nor a
+	// required validator's identity.
+	ErrPluginIDTaken = errors.New("nrikit: plugin ID is reserved for a plugin the runtime starts")
 )
 
 // join adds p in order. An external plugin with the same index and name is
 // replaced and returned, so that the caller can shut it down. It fails once
 // the registry is drained (the runtime is stopping), or when p is external
-// and its ID is held by a plugin of another kind.
+// and its ID is reserved or held by a plugin of another kind.
 func (r *registry) join(p *plugin) (replaced *plugin, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, errStopping
+	}
+	if p.kind == nri.External {
+		if err := r.reservedLocked(p.id); err != nil {
+			return nil, err
+		}
 	}
 	if q := r.holderLocked(p.id); q != nil && !replaceable(q, p.kind) {
 		return nil, idTaken(q)
@@ -110,6 +122,9 @@ func (r *registry) join(p *plugin) (replaced *plugin, err error) {
 func (r *registry) checkID(id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.reservedLocked(id); err != nil {
+		return err
+	}
 	if q := r.holderLocked(id); q != nil && !replaceable(q, nri.External) {
 		return idTaken(q)
 	}
@@ -132,7 +147,7 @@ func replaceable(old *plugin, kind nri.Kind) bool {
 }
 
 func idTaken(holder *plugin) error {
-	return fmt.Errorf("%w (%s plugin %s)", ErrPluginIDTaken, holder.kind, holder.id)
+	return fmt.Errorf("%w (%s plugin %s, active)", ErrPluginIDTaken, holder.kind, holder.id)
 }
 
 // remove takes p out; it reports whether p was there.

@@ -5,6 +5,7 @@
 package relay
 
 import (
+	"strings"
 	"time"
 
 	"github.com/nrikit/nrikit/api"
@@ -35,6 +36,45 @@ func (w readinessPlugins) BackoffUntil(id string) time.Time { return w.r.syncBac
 // plugins that take RunPodSandbox.
 func (w readinessPlugins) RunPodSandboxWorstCase() time.Duration {
 	return admission.WorstCase(api.Event_RUN_POD_SANDBOX, w.r.registry.snapshot())
+}
+
+// ExpectedTimeout is the request timeout a plugin the required name matches
+// will get when it registers (applySettings): for "NN-name", that
+// instance's; for a bare name, the longest any instance of it may get.
+func (w readinessPlugins) ExpectedTimeout(name string) time.Duration {
+	c := &w.r.cfg
+	own := func(key string) (time.Duration, bool) {
+		s, ok := c.Settings[key]
+		return s.RequestTimeout, ok && s.RequestTimeout > 0
+	}
+	if _, bare, ok := indexed(name); ok {
+		if d, ok := own(name); ok {
+			return d
+		}
+		if d, ok := own(bare); ok {
+			return d
+		}
+		return c.Request
+	}
+	worst, ok := own(name)
+	if !ok {
+		worst = c.Request
+	}
+	for key := range c.Settings {
+		if _, bare, ok := indexed(key); ok && bare == name {
+			if d, ok := own(key); ok {
+				worst = max(worst, d)
+			}
+		}
+	}
+	return worst
+}
+
+// indexed splits "NN-name"; ok is false for a bare name, which may hold a
+// "-" of its own.
+func indexed(key string) (idx, name string, ok bool) {
+	idx, name, ok = strings.Cut(key, "-")
+	return idx, name, ok && api.ValidatePluginIndex(idx) == nil
 }
 
 // tookPartIn is RunPodSandbox's reply collector with the readiness gate on:

@@ -14,10 +14,12 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/identity"
 	"github.com/nrikit/nrikit/internal/lifecycle"
 	"github.com/nrikit/nrikit/internal/nri"
 	"github.com/nrikit/nrikit/internal/ratelog"
 	"github.com/nrikit/nrikit/internal/readiness"
+	"github.com/nrikit/nrikit/internal/scope"
 	"github.com/nrikit/nrikit/internal/status"
 	"github.com/nrikit/nrikit/internal/syncx"
 )
@@ -73,6 +75,7 @@ func New(cfg Config) *Relay {
 	if r.filters = cfg.anyFilter(); r.filters {
 		r.lifecycle.SetScopes(pluginScopes{})
 	}
+	r.warnUnmatchable()
 	return r
 }
 
@@ -106,6 +109,16 @@ type PluginInfo struct {
 	// RequestTimeoutFrom and FailurePolicyFrom say where they came from:
 	// FromOperator, FromPlugin or FromDefault.
 	RequestTimeoutFrom, FailurePolicyFrom string
+	// SettingsKey is the plugin_settings key that applies to it, "" if
+	// none.
+	SettingsKey string
+	// Peer is an external plugin's, as told when it registered, and
+	// PeerRules the operator's binding of its name that it matched; nil
+	// for other plugins, or an unbound name.
+	Peer      *identity.Peer
+	PeerRules *identity.Rules
+	// Allow is what the operator allows it to change; nil: everything.
+	Allow *scope.Set
 	// Stats are the instance's call counters.
 	Stats *status.Counters
 	// Rollout is what the operator chose for its rollout, and its counts.
@@ -129,6 +142,7 @@ func (p *plugin) info() PluginInfo {
 		Events: eventNames(p.events), PID: p.conn.PID(), FailurePolicy: p.policy,
 		StateChange:    p.compat.stateChange.Load(),
 		RequestTimeout: p.timeout, RequestTimeoutFrom: p.timeoutFrom, FailurePolicyFrom: p.policyFrom,
+		SettingsKey: p.settingsKey, Peer: p.peer, PeerRules: p.peerRules, Allow: p.allowed(),
 		Stats: p.stats,
 	}
 }

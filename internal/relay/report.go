@@ -50,6 +50,7 @@ func (r *Relay) reportLeft(p *plugin, phase, reason string) {
 	}
 	change := changeOf(nri.Left, p, phase, reason)
 	change.Output = p.conn.Output()
+	change.LastError = p.stats.LastError()
 	r.readiness.Left(p.id, phase, reason)
 	r.announce(change)
 }

@@ -1,200 +1,102 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Plugins' scopes of pods (the operator's filter): the lifecycle's decisions, and what a plugin
-// may not change outside its scope.
+// What each plugin may change (plugin_settings allow, internal/scope): checking its replies, its
+// unsolicited updates and its synchronization's updates before they are merged or handed on.
 
 package relay
 
 import (
 	"fmt"
-	"strings"
-
-	"github.com/sirupsen/logrus"
+	"time"
 
 	"github.com/nrikit/nrikit/api"
-	"github.com/nrikit/nrikit/internal/filter"
-	"github.com/nrikit/nrikit/internal/readiness"
+	"github.com/nrikit/nrikit/internal/ratelog"
+	"github.com/nrikit/nrikit/internal/scope"
 )
 
-// pluginScopes is the lifecycle store's view of the plugins' filters
-// (lifecycle.Scopes).
-type pluginScopes struct{}
+// ErrOutOfScope: a plugin's reply or update changes what the operator did
+// not allow it to (plugin_settings allow). A setup event it fails also
+// matches ErrRejected, as a validator's rejection does.
+var ErrOutOfScope = scope.ErrOutOfScope
 
-func (pluginScopes) Filtered(p *plugin) bool                   { return p.rollout.filter != nil }
-func (pluginScopes) Takes(p *plugin, pod *api.PodSandbox) bool { return p.rollout.filter.Matches(pod) }
+// scopeError is a reply refused for its scope: the event fails as for a
+// validator's rejection (classify: failRejected), and the plugin stays.
+type scopeError struct{ error }
 
-// anyFilter tells whether the operator or a built-in plugin gave any
-// plugin a scope: without one, nothing on the event path asks.
-func (c *Config) anyFilter() bool {
-	for _, s := range c.Settings {
-		if s.Filter != nil {
-			return true
-		}
-	}
-	for _, b := range c.Builtins {
-		if b.Filter != nil {
-			return true
-		}
-	}
-	return false
-}
+func (e scopeError) Unwrap() []error { return []error{e.error, ErrRejected} }
 
-// outOfScope says why an entry of p's was dropped: the container is
-// outside its scope.
-func outOfScope(p *plugin) string { return "container not in plugin " + p.id + "'s scope" }
+// scopeLogWindow bounds the warnings about one plugin's refused
+// unsolicited or synchronization updates, which it may send at will.
+const scopeLogWindow = time.Minute
 
-// inScope splits a filtered plugin's updates by their container's scope.
-func (r *Relay) inScope(p *plugin, updates []*api.ContainerUpdate) (kept, dropped []*api.ContainerUpdate) {
-	for i, u := range updates {
-		if u != nil && u.GetContainerId() != "" && !r.lifecycle.ContainerInScope(p, u.GetContainerId()) {
-			if dropped == nil {
-				kept = append(kept, updates[:i]...)
-			}
-			dropped = append(dropped, u)
-			continue
-		}
-		if dropped != nil {
-			kept = append(kept, u)
-		}
-	}
-	if dropped == nil {
-		return updates, nil
-	}
-	return kept, dropped
-}
-
-// evictionsInScope is inScope for evictions.
-func (r *Relay) evictionsInScope(p *plugin, evictions []*api.ContainerEviction) (kept []*api.ContainerEviction, dropped int) {
-	for _, e := range evictions {
-		if e != nil && e.GetContainerId() != "" && !r.lifecycle.ContainerInScope(p, e.GetContainerId()) {
-			dropped++
-			continue
-		}
-		kept = append(kept, e)
-	}
-	if dropped == 0 {
-		return evictions, 0
-	}
-	return kept, dropped
-}
-
-// logOutOfScope logs, at most once a minute per plugin, the entries of a
-// reply or an UpdateContainers dropped for their container's scope.
-func (r *Relay) logOutOfScope(p *plugin, call string, updates []*api.ContainerUpdate, evictions int) {
-	if len(updates) == 0 && evictions == 0 {
-		return
-	}
-	if log, ok := p.rollout.scopeLog.AllowEntry(p.log); ok {
-		fields := logrus.Fields{"call": call, "updates": len(updates), "evictions": evictions}
-		if len(updates) > 0 {
-			fields["container"] = updates[0].GetContainerId()
-		}
-		log.WithFields(fields).Warn("nrikit: " + outOfScope(p) + ": its changes of the container dropped")
+// applyScope gives p the operator's scope of s, All when s has none.
+func (p *plugin) applyScope(s Settings) {
+	p.allow = scope.All
+	if s.Allow != nil {
+		p.allow = *s.Allow
+		p.scopeLog = ratelog.New(1, scopeLogWindow)
 	}
 }
 
-// scopedCreateReply is a filtered plugin's CreateContainer reply without
-// the updates and evictions of containers outside its scope.
-func (r *Relay) scopedCreateReply(p *plugin, rsp *api.CreateContainerResponse) *api.CreateContainerResponse {
-	if p.rollout.filter == nil || len(rsp.GetUpdate())+len(rsp.GetEvict()) == 0 {
-		return rsp
+// scoped tells whether the operator limited what p may change: only then
+// is a reply looked at, so that an unset scope costs this comparison.
+func (p *plugin) scoped() bool { return p.allow != scope.All }
+
+// allowed is p's scope for PluginInfo: nil when not limited.
+func (p *plugin) allowed() *scope.Set {
+	if !p.scoped() {
+		return nil
 	}
-	updates, dropped := r.inScope(p, rsp.GetUpdate())
-	evictions, gone := r.evictionsInScope(p, rsp.GetEvict())
-	if dropped == nil && gone == 0 {
-		return rsp
-	}
-	r.logOutOfScope(p, "CreateContainer", dropped, gone)
-	return &api.CreateContainerResponse{Adjust: rsp.GetAdjust(), Update: updates, Evict: evictions}
+	s := p.allow
+	return &s
 }
 
-// scopedUpdateReply is scopedCreateReply for UpdateContainer.
-func (r *Relay) scopedUpdateReply(p *plugin, rsp *api.UpdateContainerResponse) *api.UpdateContainerResponse {
-	if p.rollout.filter == nil || len(rsp.GetUpdate())+len(rsp.GetEvict()) == 0 {
-		return rsp
-	}
-	updates, dropped := r.inScope(p, rsp.GetUpdate())
-	evictions, gone := r.evictionsInScope(p, rsp.GetEvict())
-	if dropped == nil && gone == 0 {
-		return rsp
-	}
-	r.logOutOfScope(p, "UpdateContainer", dropped, gone)
-	return &api.UpdateContainerResponse{Update: updates, Evict: evictions}
-}
-
-// scopedStopReply is scopedCreateReply for StopContainer.
-func (r *Relay) scopedStopReply(p *plugin, rsp *api.StopContainerResponse) *api.StopContainerResponse {
-	if p.rollout.filter == nil || len(rsp.GetUpdate()) == 0 {
-		return rsp
-	}
-	updates, dropped := r.inScope(p, rsp.GetUpdate())
-	if dropped == nil {
-		return rsp
-	}
-	r.logOutOfScope(p, "StopContainer", dropped, 0)
-	return &api.StopContainerResponse{Update: updates}
-}
-
-// scopedUnsolicited moves a filtered plugin's unsolicited updates of
-// containers outside its scope to failed: they never reach the runtime.
-func (r *Relay) scopedUnsolicited(p *plugin, updates, failed []*api.ContainerUpdate) (kept, withFailed []*api.ContainerUpdate) {
-	if p.rollout.filter == nil {
-		return updates, failed
-	}
-	kept, dropped := r.inScope(p, updates)
-	r.logOutOfScope(p, "UpdateContainers", dropped, 0)
-	return kept, append(failed, dropped...)
-}
-
-// filterOf is the scope of the plugin a required name ("name" or
-// "idx-name") matches, as the readiness gate and the default validator
-// match names: the active plugin's, else what the operator's settings (or
-// a built-in plugin) give that name; nil when it has none.
-func (r *Relay) filterOf(name string) *filter.Selector {
-	for _, p := range r.registry.all() {
-		if readiness.Matches(name, p.id) {
-			return p.rollout.filter
-		}
-	}
-	for _, b := range r.cfg.Builtins {
-		if readiness.Matches(name, api.PluginID(b.Index, b.Name)) && b.Filter != nil {
-			return b.Filter
-		}
-	}
-	if s, ok := r.cfg.Settings[name]; ok && s.Filter != nil {
-		return s.Filter
-	}
-	if idx, bare, ok := strings.Cut(name, "-"); ok && api.ValidatePluginIndex(idx) == nil {
-		return r.cfg.Settings[bare].Filter // the bare name's entry applies to "idx-name"
-	}
-	for key, s := range r.cfg.Settings {
-		if s.Filter != nil && readiness.Matches(name, key) {
-			return s.Filter // an "idx-name" entry of the bare name
-		}
+// checkScope says what touched holds outside p's scope, naming the
+// classes and the setting; nil when nothing.
+func (p *plugin) checkScope(touched scope.Set) error {
+	if err := scope.Check(p.allow, touched); err != nil {
+		return scopeError{fmt.Errorf("%w (plugin_settings.%q.allow)", err, p.settingsKey)}
 	}
 	return nil
 }
 
-// scopeNote adds to the default validator's rejection of a creation the
-// required plugins whose scope leaves the pod out: they never took part in
-// it, so it cannot have their approval.
-func (r *Relay) scopeNote(err error, req *api.ValidateContainerAdjustmentRequest) error {
-	if !r.filters {
-		return err
+// createInScope is the scope check of a CreateContainer reply.
+func (p *plugin) createInScope(rsp *api.CreateContainerResponse) error {
+	if !p.scoped() {
+		return nil
 	}
-	pod := req.GetPod()
-	required, e := r.cfg.DefaultValidator.ForPod(pod)
-	if e != nil {
-		return err
+	return p.checkScope(scope.Create(rsp))
+}
+
+// updateInScope is the scope check of an UpdateContainer reply; target is
+// the container being updated.
+func (p *plugin) updateInScope(rsp *api.UpdateContainerResponse, target string) error {
+	if !p.scoped() {
+		return nil
 	}
-	var notes []string
-	for _, name := range required.Plugins {
-		if f := r.filterOf(name); f != nil && !f.Matches(pod) {
-			notes = append(notes, fmt.Sprintf("required plugin %s: pod %s/%s not in its scope (plugin_settings filter)", name, pod.GetNamespace(), pod.GetName()))
+	return p.checkScope(scope.Update(rsp, target))
+}
+
+// stopInScope is the scope check of a StopContainer reply.
+func (p *plugin) stopInScope(rsp *api.StopContainerResponse) error {
+	if !p.scoped() {
+		return nil
+	}
+	return p.checkScope(scope.Stop(rsp))
+}
+
+// updatesInScope is the scope check of updates p sends on its own
+// (UpdateContainers) or from Synchronize (what, for the warning); a
+// refusal is logged at most once per scopeLogWindow.
+func (p *plugin) updatesInScope(what string, updates []*api.ContainerUpdate) error {
+	if !p.scoped() {
+		return nil
+	}
+	err := p.checkScope(scope.ContainerUpdates(updates))
+	if err != nil {
+		if log, ok := p.scopeLog.AllowEntry(p.log); ok {
+			log.WithError(err).WithField("count", len(updates)).Warn("nrikit: " + what + " refused: outside the plugin's scope")
 		}
 	}
-	if notes == nil {
-		return err
-	}
-	return fmt.Errorf("%w; %s", err, strings.Join(notes, "; "))
+	return err
 }

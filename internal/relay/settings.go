@@ -5,6 +5,8 @@
 package relay
 
 import (
+	"strings"
+
 	"github.com/sirupsen/logrus"
 
 	"github.com/nrikit/nrikit/api"
@@ -22,20 +24,44 @@ const (
 // settingsFor is the operator's entry for p: its "NN-name" one, else its
 // "name" one.
 func (c *Config) settingsFor(p *plugin) (Settings, bool) {
-	if s, ok := c.Settings[p.id]; ok {
-		return s, true
-	}
-	s, ok := c.Settings[p.name]
+	s, _, ok := c.settingsOf(p.id, p.name)
 	return s, ok
 }
 
+// settingsOf is the operator's entry for the plugin id (idx-name) and
+// name, and its key: the "NN-name" entry, else the bare name's. A name that
+// begins like NN-name ("10-dranet" at index 05) has no bare entry: its key
+// would be the NN-name entry of another plugin.
+func (c *Config) settingsOf(id, name string) (Settings, string, bool) {
+	if s, ok := c.Settings[id]; ok {
+		return s, id, true
+	}
+	if IDKey(name) {
+		return Settings{}, "", false
+	}
+	s, ok := c.Settings[name]
+	return s, name, ok
+}
+
+// IDKey tells whether a plugin_settings key is an "NN-name" key, one that
+// begins with digits and a '-', rather than a bare name: the key of one
+// index and name. One whose digits are not a valid index is neither.
+func IDKey(key string) bool {
+	idx, _, ok := strings.Cut(key, "-")
+	return ok && idx != "" && strings.Trim(idx, "0123456789") == ""
+}
+
 // applySettings gives p its effective request timeout, from the operator's
-// settings or the runtime's default; called at each registration.
+// settings or the runtime's default; called at each registration. (Its
+// settings key and scope were set when it was made: Relay.newPlugin.)
 func (r *Relay) applySettings(p *plugin) {
 	p.timeout, p.timeoutFrom = r.cfg.Request, FromDefault
 	s, ok := r.cfg.settingsFor(p)
 	if ok && s.RequestTimeout > 0 {
 		p.timeout, p.timeoutFrom = s.RequestTimeout, FromOperator
+	}
+	if p.peer != nil {
+		p.peerRules = s.Peer
 	}
 	r.applyRollout(p, s)
 }
@@ -53,10 +79,15 @@ func (r *Relay) effectivePolicy(p *plugin, declared *api.FailurePolicy) (nri.Fai
 }
 
 // settingsFields are p's effective timeout and failure policy, and where
-// each came from, for the "plugin connected" line.
+// each came from, and its scope when the operator limited it, for the
+// "plugin connected" line.
 func (p *plugin) settingsFields() logrus.Fields {
-	return logrus.Fields{
+	f := logrus.Fields{
 		"request_timeout": p.timeout, "request_timeout_from": p.timeoutFrom,
 		"fail_request": p.policy.FailRequest, "keep_connected": p.policy.KeepConnected, "failure_policy_from": p.policyFrom,
 	}
+	if p.scoped() {
+		f["allow"] = p.allow.Names()
+	}
+	return f
 }

@@ -88,7 +88,7 @@ func (r *Relay) serve(runCtx context.Context, l net.Listener) error {
 		return nil
 	}
 	r.listener = l
-	if !accept.PeerPIDSupported {
+	if !accept.PeerKnows.PID {
 		r.log.Debug("nrikit: this OS does not report a connecting process's pid: external plugins are logged without one")
 	}
 	r.wg.Add(1)

@@ -79,6 +79,7 @@ func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*
 		return nil, errors.New("nrikit: sync callback called after the runtime's sync function returned")
 	}
 	s.called = true
+	s.a.readiness.SyncCalledBack(s.p.id) // what holds it from now is not the runtime's lock
 	s.release = s.a.barrier.EnterExclusive()
 	s.pods, s.ctrs = s.a.lifecycle.Reconcile(pods, ctrs, min(s.p.arrived, s.since))
 	s.pods, s.ctrs = s.a.lifecycle.InScope(s.p, s.pods, s.ctrs)
@@ -86,7 +87,11 @@ func (s *syncRun) callback(ctx context.Context, pods []*api.PodSandbox, ctrs []*
 		return nil, s.a.queueSnapshot(s.p, s.pods, s.ctrs) // not awaited (observe_join.go)
 	}
 	updates, err := s.a.sendSnapshot(ctx, s.p, s.pods, s.ctrs)
-	return withResources(updates), err
+	updates = withResources(updates)
+	if s.p.updatesInScope("updates from Synchronize", updates) != nil {
+		updates = nil // logged; the plugin joins, its updates are not applied
+	}
+	return updates, err
 }
 
 func (s *syncRun) result() ([]*api.PodSandbox, []*api.Container, bool) {
@@ -124,7 +129,7 @@ func (r *Relay) join(ctx context.Context, p *plugin) error {
 			defer r.wg.Done()
 			r.forget(old)
 			old.shutdown(ctx, nri.ReasonReplaced, r.cfg.Request)
-			old.log.WithField("reason", nri.ReasonReplaced).Info("nrikit: plugin replaced by a new instance")
+			r.logReplaced(p, old)
 			r.reportLeft(old, "", nri.ReasonReplaced)
 		}()
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nrikit/nrikit/api"
 	"github.com/nrikit/nrikit/internal/admission"
+	"github.com/nrikit/nrikit/internal/nri"
 )
 
 // validators lists the plugins that validate a creation, nil if none.
@@ -105,7 +106,7 @@ func (r *Relay) validateWith(ctx context.Context, dl eventDeadline, p *plugin, r
 	const ev = api.Event_VALIDATE_CONTAINER_ADJUSTMENT
 	budget := dl.forMandatory(p)
 	if budget.timeout <= 0 {
-		return r.notReached(ctx, ev, p, true)
+		return r.notReached(ctx, ev, p, true, dl)
 	}
 	answered := false
 	err := r.deliver(ctx, policyOf(ev), ev, p, p.policy, budget, func(ctx context.Context) error {
@@ -122,7 +123,7 @@ func (r *Relay) validateWith(ctx context.Context, dl eventDeadline, p *plugin, r
 	if err == nil && !answered {
 		// Cannot happen: applyPolicy fails validation on every failure. Kept
 		// so that a validator's silence can never pass for consent.
-		return r.cfg.PluginError(p.id, ev.Name(), errors.New("no verdict"))
+		return r.cfg.PluginError(p.id, ev.Name(), nri.WithCode(errors.New("no verdict"), nri.CodeRefused))
 	}
 	return err
 }

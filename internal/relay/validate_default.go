@@ -27,7 +27,7 @@ func (c *creation) validateByDefault(ctx context.Context, req *api.ValidateConta
 		return nil
 	}
 	if err := v.ValidateContainerAdjustment(ctx, req); err != nil {
-		err = r.scopeNote(err, req)
+		err = r.explainMissing(err, req)
 		if v.DryRun() {
 			c.wouldRejectByDefault(ctx, err)
 			return nil

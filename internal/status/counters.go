@@ -61,15 +61,7 @@ type PluginCalls struct {
 }
 
 // LastError is a plugin's last failed call.
-type LastError struct {
-	Event   string // as api.Event.Name() names it
-	Outcome nri.Outcome
-	// Error is the error's text, cut to 512 bytes (then ending in
-	// " [cut]"), with control and other non-printable characters and
-	// invalid UTF-8 written as Go escapes.
-	Error string
-	Time  time.Time
-}
+type LastError = nri.CallError
 
 // EventCalls counts one plugin's calls of one event. Total, Outcomes and
 // Latency count the calls made; NotCalled counts apart the calls the
@@ -119,6 +111,18 @@ func (s *Counters) Failed(ev api.Event, o nri.Outcome, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lastErr = last
+}
+
+// LastError is a copy of the plugin's last failed call; nil if none
+// failed.
+func (s *Counters) LastError() *LastError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastErr == nil {
+		return nil
+	}
+	last := *s.lastErr
+	return &last
 }
 
 // Joined keeps t as when the plugin joined.

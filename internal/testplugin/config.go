@@ -79,6 +79,10 @@ type Config struct {
 	// that loops through hostile connections to the socket until it is
 	// stopped (see Attack).
 	Attack bool `json:"attack,omitempty"`
+	// Claims, when not 0, makes the process no plugin either but a
+	// claimant that registers this many times under the plugin's index and
+	// name (see Claim).
+	Claims int `json:"claims,omitempty"`
 
 	// Flood, when set, makes the plugin flood the runtime with
 	// UpdateContainers calls once synchronized (see Flood).

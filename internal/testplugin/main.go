@@ -59,6 +59,15 @@ func Main(args []string) int {
 		}
 		return 0
 	}
+	if cfg.Claims > 0 {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		if err := Claim(ctx, cfg); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	if name := os.Getenv(EnvPluginName); name != "" {
 		cfg.Name = name
 	}

@@ -207,12 +207,12 @@ func printTargets(out io.Writer, rep *report) {
 	}
 	p50 := func(r *eventsResult) float64 { return float64(r.P50Ns) }
 	targets := []target{
-		{"CreateContainer p50, 1 plugin", "create-1", p50, 0.9, false},
-		{"CreateContainer p50, n plugins", "create-n", p50, 0.95, false},
-		{"lifecycle p50, 1 plugin", "lifecycle", p50, 0.9, false},
-		{"runtime CPU per CreateContainer, 1 plugin", "create-1", func(r *eventsResult) float64 { return r.CPUNsPerOp }, 0.7, false},
+		{"CreateContainer p50, 1 plugin", "create-1", p50, 0.8, false},
+		{"CreateContainer p50, n plugins", "create-n", p50, 0.85, false},
+		{"lifecycle p50, 1 plugin", "lifecycle", p50, 0.8, false},
+		{"runtime CPU per CreateContainer, 1 plugin", "create-1", func(r *eventsResult) float64 { return r.CPUNsPerOp }, 0.6, false},
 		{"allocations per CreateContainer, 1 plugin", "create-1", func(r *eventsResult) float64 { return r.AllocsPerOp }, 0.5, false},
-		{"throughput, concurrent callers, n plugins", "throughput", func(r *eventsResult) float64 { return r.OpsPerSec }, 2.5, true},
+		{"throughput, concurrent callers, n plugins", "throughput", func(r *eventsResult) float64 { return r.OpsPerSec }, 2.2, true},
 	}
 	var lines []string
 	for _, tg := range targets {
@@ -232,9 +232,9 @@ func printTargets(out io.Writer, rep *report) {
 	for _, b := range rep.SyncRaised {
 		ref, ours := b.Median[0], b.Median[1]
 		lines = append(lines,
-			verdictLine(fmt.Sprintf("big-node sync time (GOGC=%d)", b.GCPercent), float64(ours.WallNs), float64(ref.WallNs), 0.8, false),
+			verdictLine(fmt.Sprintf("big-node sync time (GOGC=%d)", b.GCPercent), float64(ours.WallNs), float64(ref.WallNs), 0.6, false),
 			verdictLine(fmt.Sprintf("big-node sync peak RSS (GOGC=%d)", b.GCPercent), float64(ours.RSSPeakBytes), float64(ref.RSSPeakBytes), 0.6, false),
-			verdictLine(fmt.Sprintf("big-node sync peak RSS over the state held before (GOGC=%d)", b.GCPercent), float64(ours.rssGrowth()), float64(ref.rssGrowth()), 0.6, false))
+			verdictLine(fmt.Sprintf("big-node sync peak RSS over the state held before (GOGC=%d)", b.GCPercent), float64(ours.rssGrowth()), float64(ref.rssGrowth()), 0.3, false))
 	}
 	if len(lines) == 0 {
 		return

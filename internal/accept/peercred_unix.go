@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-//go:build linux || darwin
+//go:build linux || darwin || freebsd
 
 // Reading a unix socket's file descriptor.
 
