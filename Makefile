@@ -172,8 +172,9 @@ clean:
 # (github.com/containerd/nri v0.12.5 pkg/adaptation) and with a do-nothing
 # runtime side on nrikit's mux (the floor) in one run on this machine, all
 # against reference-stub plugins: CreateContainer through 1 and 3 plugins,
-# the 11-event pod lifecycle, the throughput of 16 concurrent callers, and
-# big-node sync (10,000 pods, 50,000 containers); latency, the runtime
+# the 11-event pod lifecycle, the throughput of 16 concurrent callers,
+# CreateContainer through 2 plugins of which nrikit scopes one out of the
+# pod (plugin calls per creation counted), and big-node sync (10,000 pods, 50,000 containers); latency, the runtime
 # process's CPU time and allocations, medians of 3 rounds with the order
 # rotated round by round; about six minutes on a loaded 2-core machine. Not
 # part of `make test`. BENCH_FLAGS=-json prints JSON with every run; see

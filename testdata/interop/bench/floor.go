@@ -184,11 +184,12 @@ func (f *floorRuntime) register(trunk net.Conn) (*floorPlugin, error) {
 	return p, nil
 }
 
-// floorCalls counts the floor's calls to plugins.
-var floorCalls atomic.Int64
+// pluginCalls counts the plugin calls of the runtime under test: the
+// floor's, and those nrikit's and the reference's metrics report.
+var pluginCalls atomic.Int64
 
 func (p *floorPlugin) call(ctx context.Context, method string, req, rsp proto.Message) error {
-	floorCalls.Add(1)
+	pluginCalls.Add(1)
 	ctx, cancel := context.WithTimeout(ctx, floorTimeout)
 	defer cancel()
 	return p.client.Call(ctx, pluginService, method, req, rsp)

@@ -11,9 +11,11 @@
 //   - events: plugins subscribed to every event (so each CreateContainer is
 //     also a ValidateContainerAdjustment per plugin): CreateContainer
 //     through 1 plugin and through -plugins plugins, the 11-event pod
-//     lifecycle through 1 plugin, and the throughput of -callers concurrent
-//     callers through -plugins plugins. Latency, the runtime process's CPU
-//     time, allocations. -runs rounds; in each, every implementation runs
+//     lifecycle through 1 plugin, the throughput of -callers concurrent
+//     callers through -plugins plugins, and CreateContainer through 2
+//     plugins of which nrikit scopes the second out of the pod (an
+//     operator's plugin_settings filter; create-scoped). Latency, the
+//     runtime process's CPU time, allocations, plugin calls. -runs rounds; in each, every implementation runs
 //     each workload once, in an order rotated round by round; the table
 //     shows per-metric medians.
 //   - big-node synchronization: a plugin joins a node of -pods pods with
@@ -77,7 +79,8 @@ type options struct {
 	impls            string
 	workloads        string
 	profileDir       string
-	containerRecords int // nrikit: container_records (0: off)
+	containerRecords int  // nrikit: container_records (0: off)
+	scopeLast        bool // child: nrikit scopes the last plugin out of the workload's pods
 
 	// child flags
 	mode     string // "", sync, events
@@ -101,7 +104,7 @@ func parseFlags() *options {
 	flag.IntVar(&o.plugins, "plugins", 3, "plugins of the many-plugin CreateContainer and throughput workloads")
 	flag.IntVar(&o.runs, "runs", 3, "rounds: each implementation runs each measurement once per round; the table shows medians")
 	flag.StringVar(&o.impls, "impls", strings.Join(allImpls, ","), "event workloads: the implementations to measure (comma list)")
-	flag.StringVar(&o.workloads, "workloads", "create-1,create-n,lifecycle,throughput", "event workloads to run (comma list)")
+	flag.StringVar(&o.workloads, "workloads", "create-1,create-n,lifecycle,throughput,create-scoped", "event workloads to run (comma list)")
 	flag.StringVar(&o.gogcList, "gogc", "10,100", "comma list of GC percents to run the raised-timeout sync at; the first is also used\n"+
 		"for the default-timeout runs. A low one (10) makes the peak heap reflect live memory; 100 (Go's default) gives\n"+
 		"realistic wall times")
@@ -119,6 +122,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.timeouts, "timeouts", "default", "internal: default|raised")
 	flag.StringVar(&o.workload, "workload", "", "internal: "+wlCreate+"|"+wlLifecycle+"|"+wlThroughput)
 	flag.IntVar(&o.round, "round", 0, "internal: the round, to name the CPU profile")
+	flag.BoolVar(&o.scopeLast, "scope-last", false, "internal: nrikit gives the last plugin a scope of pods (runtime handler nvidia) that leaves the workload's pod out")
 	flag.IntVar(&o.gogc, "gc-percent", 10, "internal: GC percent of the measured part")
 	flag.Parse()
 	return o
@@ -180,11 +184,13 @@ type syncBlock struct {
 
 // eventsBlock is every run of one event workload.
 type eventsBlock struct {
-	Name     string          `json:"name"` // as in -workloads
-	Workload string          `json:"workload"`
-	Plugins  int             `json:"plugins"`
-	Median   []*eventsResult `json:"median"` // per-metric medians, in the order of report.Impls
-	Runs     []*eventsResult `json:"runs"`   // in run order
+	Name     string `json:"name"` // as in -workloads
+	Workload string `json:"workload"`
+	Plugins  int    `json:"plugins"`
+	// ScopedOut: nrikit scoped its last plugin out of the workload's pod.
+	ScopedOut bool            `json:"scoped_out,omitempty"`
+	Median    []*eventsResult `json:"median"` // per-metric medians, in the order of report.Impls
+	Runs      []*eventsResult `json:"runs"`   // in run order
 }
 
 type machine struct {
@@ -204,6 +210,9 @@ type workloadSpec struct {
 	name     string
 	workload string
 	plugins  int
+	// scopeLast: nrikit scopes the last plugin out of the workload's pod
+	// (create-scoped), as an operator's plugin_settings filter would.
+	scopeLast bool
 }
 
 func workloadSpecs(o *options) ([]workloadSpec, error) {
@@ -211,15 +220,17 @@ func workloadSpecs(o *options) ([]workloadSpec, error) {
 	for _, name := range splitList(o.workloads) {
 		switch name {
 		case "create-1":
-			specs = append(specs, workloadSpec{name, wlCreate, 1})
+			specs = append(specs, workloadSpec{name, wlCreate, 1, false})
 		case "create-n":
-			specs = append(specs, workloadSpec{name, wlCreate, o.plugins})
+			specs = append(specs, workloadSpec{name, wlCreate, o.plugins, false})
+		case "create-scoped":
+			specs = append(specs, workloadSpec{name, wlCreate, 2, true})
 		case "lifecycle":
-			specs = append(specs, workloadSpec{name, wlLifecycle, 1})
+			specs = append(specs, workloadSpec{name, wlLifecycle, 1, false})
 		case "throughput":
-			specs = append(specs, workloadSpec{name, wlThroughput, o.plugins})
+			specs = append(specs, workloadSpec{name, wlThroughput, o.plugins, false})
 		default:
-			return nil, fmt.Errorf("-workloads: unknown workload %q (create-1, create-n, lifecycle, throughput)", name)
+			return nil, fmt.Errorf("-workloads: unknown workload %q (create-1, create-n, lifecycle, throughput, create-scoped)", name)
 		}
 	}
 	return specs, nil
@@ -386,7 +397,7 @@ func parent(o *options) error {
 		rep.Impls = impls
 		blocks := make([]*eventsBlock, len(specs))
 		for i, s := range specs {
-			blocks[i] = &eventsBlock{Name: s.name, Workload: s.workload, Plugins: s.plugins}
+			blocks[i] = &eventsBlock{Name: s.name, Workload: s.workload, Plugins: s.plugins, ScopedOut: s.scopeLast}
 		}
 		// Round i runs every workload on every implementation, the
 		// implementations in an order rotated by i, so that none always
@@ -396,7 +407,7 @@ func parent(o *options) error {
 				for _, impl := range rotate(impls, i) {
 					r := &eventsResult{}
 					if err := run(r, "-mode", "events", "-impl", impl, "-workload", s.workload,
-						"-plugins", strconv.Itoa(s.plugins), "-round", strconv.Itoa(i)); err != nil {
+						"-plugins", strconv.Itoa(s.plugins), "-round", strconv.Itoa(i), "-scope-last="+strconv.FormatBool(s.scopeLast)); err != nil {
 						return err
 					}
 					blocks[j].Runs = append(blocks[j].Runs, r)

@@ -40,7 +40,7 @@ type measurement struct {
 	wall          time.Duration
 	user0, sys0   int64
 	user, sys     int64
-	calls0, calls int64 // floor calls
+	calls0, calls int64 // plugin calls
 	read0, read   int64 // plugins' I/O
 	wrote0, wrote int64
 	ms0, ms1      runtime.MemStats
@@ -51,7 +51,7 @@ func startMeasurement() measurement {
 	var m measurement
 	runtime.ReadMemStats(&m.ms0)
 	m.user0, m.sys0 = cpuTimes()
-	m.calls0 = floorCalls.Load()
+	m.calls0 = pluginCalls.Load()
 	m.read0, m.wrote0 = pluginIO()
 	if profileTo != nil {
 		_ = pprof.StartCPUProfile(profileTo)
@@ -67,7 +67,7 @@ func (m *measurement) end() {
 		pprof.StopCPUProfile()
 	}
 	m.user, m.sys = u-m.user0, s-m.sys0
-	m.calls = floorCalls.Load() - m.calls0
+	m.calls = pluginCalls.Load() - m.calls0
 	r, w := pluginIO()
 	m.read, m.wrote = r-m.read0, w-m.wrote0
 	runtime.ReadMemStats(&m.ms1)

@@ -24,7 +24,8 @@ func printEvents(out io.Writer, rep *report) {
 	fmt.Fprintf(out, "   requests encoded per call (reflective proto.Marshal); floor-pre: the same, requests encoded ahead of time.\n")
 	fmt.Fprintf(out, "   ours/ref: nrikit / reference. over floor: (nrikit - %s) / (reference - %s), nrikit's overhead above the\n", floor, floor)
 	fmt.Fprintf(out, "   floor as a share of the reference's. CPU: the runtime process's user+sys time (getrusage; the plugins are\n")
-	fmt.Fprintf(out, "   other processes); allocs, alloc bytes: its Go heap allocations. ttrpc calls: counted by the floor; bytes to\n")
+	fmt.Fprintf(out, "   other processes); allocs, alloc bytes: its Go heap allocations. plugin calls: the floor's count, nrikit's and the\n")
+	fmt.Fprintf(out, "   reference's metrics' (RecordPluginInvocation, PluginInvoked); bytes to\n")
 	fmt.Fprintf(out, "   and from plugins: the plugin processes' reads and writes (/proc/PID/io), the same for the same calls and payload.\n")
 	fmt.Fprintf(out, "   Medians of %d rounds; in each round every implementation runs each workload once, in its own process,\n", rep.Runs)
 	fmt.Fprintf(out, "   the order rotated round by round; Go's default GC settings.\n")
@@ -46,7 +47,7 @@ func printEvents(out io.Writer, rep *report) {
 		c.metric("CPU/"+unit, func(r *eventsResult) float64 { return r.CPUNsPerOp }, latency, cost)
 		c.metric("allocs/"+unit, func(r *eventsResult) float64 { return r.AllocsPerOp }, count, cost)
 		c.metric("alloc bytes/"+unit, func(r *eventsResult) float64 { return r.BytesPerOp }, count, cost)
-		c.metric("ttrpc calls/"+unit, func(r *eventsResult) float64 { return r.RPCsPerOp }, count, wireFact)
+		c.metric("plugin calls/"+unit, func(r *eventsResult) float64 { return r.RPCsPerOp }, count, wireFact)
 		c.metric("bytes to plugins/"+unit, func(r *eventsResult) float64 { return r.PluginReadPerOp }, count, wireFact)
 		c.metric("bytes from plugins/"+unit, func(r *eventsResult) float64 { return r.PluginWritePerOp }, count, wireFact)
 		c.perRound(unit+" p50 by round", func(r *eventsResult) string { return latency(float64(r.P50Ns)) })
@@ -85,6 +86,11 @@ func describe(b *eventsBlock) string {
 	}
 	switch b.Workload {
 	case wlCreate:
+		if b.ScopedOut {
+			return fmt.Sprintf("CreateContainer through %s, nrikit's last one (%d-p%d) scoped to the pods of runtime handler nvidia\n"+
+				"      (plugin_settings filter; the reference has no such setting), the pod's handler runc: %d events measured\n"+
+				"      one at a time after %d warm-up; the reference and the floors call every plugin", plugins, 10+b.Plugins-1, b.Plugins-1, r.Ops, r.Warmup)
+		}
 		return fmt.Sprintf("CreateContainer through %s: %d events measured one at a time after %d warm-up, all in one pod", plugins, r.Ops, r.Warmup)
 	case wlLifecycle:
 		return fmt.Sprintf("Pod lifecycle through %s: %d lifecycles measured one at a time after %d warm-up, each a new pod with one\n"+

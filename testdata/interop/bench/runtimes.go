@@ -39,6 +39,10 @@ type rtConfig struct {
 	hooks   hooks
 	log     *logCapture
 	records int // nrikit's container_records; 0: off
+	// scoped is the ID of a plugin nrikit gives the scope of the pods of
+	// runtime handler nvidia (plugin_settings filter), which leaves the
+	// workload's runc pods out; "": none. The reference has no such setting.
+	scoped string
 }
 
 func (c *rtConfig) socket() string { return filepath.Join(c.dir, "nri.sock") }
@@ -89,9 +93,11 @@ func convertAll[F, T proto.Message](from []F, newT func() T) []T {
 
 type oursMetrics struct{ h hooks }
 
-func (oursMetrics) PluginInvoked(string, api.Event, adaptation.Outcome, time.Duration) {}
-func (oursMetrics) AdjustmentsReturned(string, api.Event, int, int, int)               {}
-func (m oursMetrics) PluginCount(n int)                                                { m.h.count(n) }
+func (oursMetrics) PluginInvoked(string, api.Event, adaptation.Outcome, time.Duration) {
+	pluginCalls.Add(1)
+}
+func (oursMetrics) AdjustmentsReturned(string, api.Event, int, int, int) {}
+func (m oursMetrics) PluginCount(n int)                                  { m.h.count(n) }
 
 type oursRuntime struct {
 	a     *adaptation.Adaptation
@@ -124,6 +130,11 @@ func newOurs(cfg *rtConfig) (runtimeUnderTest, error) {
 	}
 	if cfg.records > 0 {
 		opts = append(opts, adaptation.WithContainerRecords(cfg.records))
+	}
+	if cfg.scoped != "" {
+		opts = append(opts, adaptation.WithPluginSettings(cfg.scoped, adaptation.PluginSettings{
+			Filter: &adaptation.PluginFilter{RuntimeHandlers: []string{"nvidia"}},
+		}))
 	}
 	a, err := adaptation.New("bench", "v0", syncFn, update, opts...)
 	if err != nil {
@@ -185,7 +196,7 @@ func (r *oursRuntime) do(ctx context.Context, ev event, p, c int) (int, error) {
 
 type refMetrics struct{ h hooks }
 
-func (refMetrics) RecordPluginInvocation(string, string, error)                               {}
+func (refMetrics) RecordPluginInvocation(string, string, error)                               { pluginCalls.Add(1) }
 func (refMetrics) RecordPluginLatency(string, string, time.Duration)                          {}
 func (refMetrics) RecordPluginAdjustments(string, string, *nri.ContainerAdjustment, int, int) {}
 func (m refMetrics) UpdatePluginCount(n int)                                                  { m.h.count(n) }
