@@ -142,7 +142,7 @@ gen-into = mkdir -p $(1) && \
 	$(PROTOC) -I api --plugin=protoc-gen-go=$(PROTOC_GEN_GO) \
 	  --go_out=$(1) --go_opt=paths=source_relative api/nrikit.proto && \
 	$(PROTOC) -I api --plugin=protoc-gen-go-vtproto=$(PROTOC_GEN_GO_VTPROTO) \
-	  --go-vtproto_out=$(1) --go-vtproto_opt=paths=source_relative,features=marshal+size \
+	  --go-vtproto_out=$(1) --go-vtproto_opt=paths=source_relative,features=marshal+size+unmarshal \
 	  api/nrikit.proto && \
 	$(PROTOC) -I api --plugin=protoc-gen-go-ttrpc=$(PROTOC_GEN_GO_TTRPC) \
 	  --go-ttrpc_out=$(1) --go-ttrpc_opt=paths=source_relative api/services.proto \

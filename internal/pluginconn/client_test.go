@@ -274,6 +274,19 @@ func TestClientErrorsAreTTRPCs(t *testing.T) {
 			b := append(encode(t, &ttrpc.Response{Payload: encode(t, &api.ValidateContainerAdjustmentResponse{Reason: "r"})}), 0x18, 1)
 			return ttrpcMessage(s, guard.TypeResponse, b)
 		}},
+		// The reply's own odd encodings, which the generated decoding
+		// takes or refuses as protobuf's does.
+		{"reply field of another wire type", func(s uint32) []byte {
+			payload := append([]byte{0x10, 0x05}, encode(t, &api.ValidateContainerAdjustmentResponse{Reason: "r"})...)
+			return ttrpcMessage(s, guard.TypeResponse, encode(t, &ttrpc.Response{Payload: payload}))
+		}},
+		{"reply unknown field", func(s uint32) []byte {
+			payload := append(encode(t, &api.ValidateContainerAdjustmentResponse{Reason: "r"}), 0x58, 0x01)
+			return ttrpcMessage(s, guard.TypeResponse, encode(t, &ttrpc.Response{Payload: payload}))
+		}},
+		{"reply field cut short", func(s uint32) []byte {
+			return ttrpcMessage(s, guard.TypeResponse, encode(t, &ttrpc.Response{Payload: []byte{0x12, 0x05, 'a'}}))
+		}},
 		{"over the limit", func(s uint32) []byte {
 			return ttrpcMessage(s, guard.TypeResponse, make([]byte, guard.MaxMessage+1))
 		}},

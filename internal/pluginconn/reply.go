@@ -127,10 +127,30 @@ func decodeReply(msg []byte, m *method, rsp proto.Message) error {
 			return err
 		}
 	}
-	if err := proto.Unmarshal(payload, rsp); err != nil {
+	if err := unmarshal(payload, rsp); err != nil {
 		return err
 	}
 	return failed
+}
+
+// vtUnmarshaler is the reflection-free decoding vtprotobuf generates for
+// nrikit's messages (api/nrikit_vtproto.pb.go).
+type vtUnmarshaler interface{ UnmarshalVT([]byte) error }
+
+// unmarshal decodes a reply into a fresh rsp with the generated decoding,
+// which allocates only what the reply holds, where rsp has it. An encoding
+// that decoding refuses is decoded again by protobuf's own, so that what
+// protobuf accepts (a known field of another wire type, kept as unknown)
+// is accepted and what it refuses fails with its error, as ttrpc's client
+// would.
+func unmarshal(b []byte, rsp proto.Message) error {
+	if vt, ok := rsp.(vtUnmarshaler); ok {
+		if vt.UnmarshalVT(b) == nil {
+			return nil
+		}
+		proto.Reset(rsp)
+	}
+	return proto.Unmarshal(b, rsp)
 }
 
 // The payload field of ttrpc's Response message.
