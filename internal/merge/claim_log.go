@@ -27,7 +27,7 @@ type claimed struct {
 
 // logClaims starts recording the claims of plugin in container id.
 func (o *owners) logClaims(id, plugin string) *claimLog {
-	return &claimLog{o: o, id: id, plugin: plugin, fresh: o.ctrs[id] == nil}
+	return &claimLog{o: o, id: id, plugin: plugin, fresh: o.lookup(id) == nil}
 }
 
 // claim is a claimFn that records what it changed.
@@ -44,10 +44,10 @@ func (l *claimLog) claim(f api.Field, key string) error {
 // first.
 func (l *claimLog) undo() {
 	if l.fresh {
-		delete(l.o.ctrs, l.id)
+		l.o.remove(l.id)
 		return
 	}
-	fo := l.o.ctrs[l.id]
+	fo := l.o.lookup(l.id)
 	for i := len(l.done) - 1; i >= 0; i-- {
 		c := l.done[i]
 		if c.prev == "" {

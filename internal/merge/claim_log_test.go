@@ -13,7 +13,7 @@ import (
 // back, keys and fields the update added go, and a container the update
 // brought into the table leaves it.
 func TestClaimLogUndo(t *testing.T) {
-	o := newOwners()
+	o := &owners{}
 	_ = o.claim(ctrID, api.Field_MemLimit, "", pa)
 	_ = o.claim(ctrID, api.Field_CgroupsUnified, "memory.high", pa)
 	o.clear(ctrID, api.Field_HugepageLimits, "2MB", pb)
@@ -43,7 +43,7 @@ func TestClaimLogUndo(t *testing.T) {
 	fresh := o.logClaims("c1", pb)
 	_ = fresh.claim(api.Field_CPUShares, "")
 	fresh.undo()
-	if _, ok := o.ctrs["c1"]; ok {
+	if o.lookup("c1") != nil {
 		t.Error("undo left a table for a container that had none")
 	}
 }

@@ -17,7 +17,13 @@ import (
 // original container or the runtime's request have no owner at all, so any
 // plugin may override them.
 type owners struct {
-	ctrs map[string]*fieldOwners
+	// one is the table of the only container claimed in so far, oneID's:
+	// most replies touch the created container alone, and a map for one
+	// entry cost two allocations per creation. From the second container
+	// on, ctrs holds every table, and one is nil.
+	oneID string
+	one   *fieldOwners
+	ctrs  map[string]*fieldOwners
 }
 
 // fieldOwners is the table of one container. Compound fields are keyed by entry
@@ -36,12 +42,8 @@ type claimFn func(f api.Field, key string) error
 // noClaim is used when replaying an already-claimed change onto a second copy.
 func noClaim(api.Field, string) error { return nil }
 
-// newOwners returns an empty table; its map is made on first use, since
-// most replies claim nothing.
-func newOwners() *owners { return &owners{} }
-
 func (o *owners) of(id string) *fieldOwners {
-	fo := o.ctrs[id]
+	fo := o.lookup(id)
 	if fo == nil {
 		fo = &fieldOwners{}
 		o.put(id, fo)
@@ -49,11 +51,54 @@ func (o *owners) of(id string) *fieldOwners {
 	return fo
 }
 
+// lookup is container id's table; nil if it has none.
+func (o *owners) lookup(id string) *fieldOwners {
+	if o.ctrs != nil {
+		return o.ctrs[id]
+	}
+	if o.one != nil && o.oneID == id {
+		return o.one
+	}
+	return nil
+}
+
 func (o *owners) put(id string, fo *fieldOwners) {
+	if o.ctrs == nil && (o.one == nil || o.oneID == id) {
+		o.oneID, o.one = id, fo
+		return
+	}
 	if o.ctrs == nil {
-		o.ctrs = map[string]*fieldOwners{}
+		o.ctrs = map[string]*fieldOwners{o.oneID: o.one}
+		o.oneID, o.one = "", nil
 	}
 	o.ctrs[id] = fo
+}
+
+// remove drops container id's table.
+func (o *owners) remove(id string) {
+	if o.ctrs != nil {
+		delete(o.ctrs, id)
+	} else if o.oneID == id {
+		o.oneID, o.one = "", nil
+	}
+}
+
+// each calls f with every container's table.
+func (o *owners) each(f func(id string, fo *fieldOwners)) {
+	if o.one != nil {
+		f(o.oneID, o.one)
+	}
+	for id, fo := range o.ctrs {
+		f(id, fo)
+	}
+}
+
+// len is the number of containers with a table.
+func (o *owners) len() int {
+	if o.one != nil {
+		return 1
+	}
+	return len(o.ctrs)
 }
 
 func (fo *fieldOwners) get(f api.Field, key string) string {
@@ -113,11 +158,6 @@ func (o *owners) accumulate(id string, f api.Field, plugin string) {
 	}
 }
 
-// claimer returns a claimFn for plugin in container id.
-func (o *owners) claimer(id, plugin string) claimFn {
-	return func(f api.Field, key string) error { return o.claim(id, f, key, plugin) }
-}
-
 func (fo *fieldOwners) clone() *fieldOwners {
 	if fo == nil {
 		return nil
@@ -133,9 +173,12 @@ func (fo *fieldOwners) clone() *fieldOwners {
 }
 
 func (o *owners) clone() *owners {
-	c := &owners{ctrs: make(map[string]*fieldOwners, len(o.ctrs))}
-	for id, fo := range o.ctrs {
-		c.ctrs[id] = fo.clone()
+	c := &owners{oneID: o.oneID, one: o.one.clone()}
+	if o.ctrs != nil {
+		c.ctrs = make(map[string]*fieldOwners, len(o.ctrs))
+		for id, fo := range o.ctrs {
+			c.ctrs[id] = fo.clone()
+		}
 	}
 	return c
 }
@@ -144,12 +187,11 @@ func (o *owners) clone() *owners {
 // shares the table's maps: the caller must not change it, and must clone
 // the table (clone) before changing it again.
 func (o *owners) proto() *api.OwningPlugins {
-	out := &api.OwningPlugins{Owners: make(map[string]*api.FieldOwners, len(o.ctrs))}
-	for id, fo := range o.ctrs {
-		if len(fo.simple) == 0 && len(fo.compound) == 0 {
-			continue
+	out := &api.OwningPlugins{Owners: make(map[string]*api.FieldOwners, o.len())}
+	o.each(func(id string, fo *fieldOwners) {
+		if len(fo.simple) > 0 || len(fo.compound) > 0 {
+			out.Owners[id] = &api.FieldOwners{Simple: fo.simple, Compound: fo.compound}
 		}
-		out.Owners[id] = &api.FieldOwners{Simple: fo.simple, Compound: fo.compound}
-	}
+	})
 	return out
 }

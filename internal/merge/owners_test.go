@@ -45,10 +45,15 @@ func TestOwners(t *testing.T) {
 			_ = o.claim("other", f, "k", pa)
 			return o.claim(ctrID, f, "k", pb)
 		}, "", pb},
+		{"the first container's table survives a second's", func(o *owners) error {
+			_ = o.claim("other", f, "k", pa)
+			_ = o.claim(ctrID, f, "k", pa)
+			return o.claim("other", f, "k", pb)
+		}, `plugins "10-a" and "20-b" both tried to set annotation "k"`, pa},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o := newOwners()
+			o := &owners{}
 			err := tc.run(o)
 			switch {
 			case tc.err == "" && err != nil:
@@ -66,7 +71,7 @@ func TestOwners(t *testing.T) {
 }
 
 func TestOwnersAccumulateAndProto(t *testing.T) {
-	o := newOwners()
+	o := &owners{}
 	o.accumulate(ctrID, api.Field_OciHooks, pa)
 	o.accumulate(ctrID, api.Field_OciHooks, pb)
 	o.accumulate(ctrID, api.Field_OciHooks, pb)
@@ -84,7 +89,14 @@ func TestOwnersAccumulateAndProto(t *testing.T) {
 	}}
 	mustEqual(t, "owners", o.proto(), want)
 
-	// A clone is independent.
+	// A clone is independent, of a table of one container too.
+	one := &owners{}
+	_ = one.claim(ctrID, api.Field_MemLimit, "", pa)
+	cloned := one.clone()
+	_ = cloned.claim(ctrID, api.Field_CPUShares, "", pa)
+	if owner(one.proto(), ctrID, api.Field_CPUShares, "") != "" || owner(cloned.proto(), ctrID, api.Field_MemLimit, "") != pa {
+		t.Error("a one-container clone shares state or lost it")
+	}
 	c := o.clone()
 	_ = c.claim(ctrID, api.Field_CPUShares, "", pa)
 	if owner(o.proto(), ctrID, api.Field_CPUShares, "") != "" {

@@ -15,7 +15,7 @@ type ContainerOwners struct {
 }
 
 func (o *owners) containerOwners(id string) ContainerOwners {
-	fo := o.ctrs[id]
+	fo := o.lookup(id)
 	if fo == nil {
 		return ContainerOwners{}
 	}
