@@ -49,16 +49,25 @@ func (r *Relay) validate(ctx context.Context, c *creation, merged *api.CreateCon
 		return nil, err
 	}
 	c.keepDryRunRequest(out)
-	// errs[0] is the default validator's verdict, then one per plugin.
-	errs := make([]error, 1+len(validators))
-	errs[0] = c.validateByDefault(ctx, vreq)
-	if len(validators) == 0 {
-		return validators, errors.Join(errs...)
+	byDefault := c.validateByDefault(ctx, vreq)
+	switch len(validators) {
+	case 0:
+		return validators, byDefault
+	case 1: // on this goroutine, with nothing to gather
+		return validators, errors.Join(byDefault, r.validateWith(ctx, dl, validators[0], out.to(validators[0])))
 	}
+	return validators, r.validateAtOnce(ctx, dl, validators, out, byDefault)
+}
+
+// validateAtOnce runs the validators at once, all but the last on
+// goroutines of their own, the last on this one, and joins byDefault (the
+// default validator's verdict) and theirs, in order.
+func (r *Relay) validateAtOnce(ctx context.Context, dl eventDeadline, validators []*plugin, out *outgoing[*api.ValidateContainerAdjustmentRequest], byDefault error) error {
 	for _, p := range validators {
 		out.to(p) // encode once, before the validators run at once
 	}
-	// All but the last run on goroutines of their own, the last on this one.
+	errs := make([]error, 1+len(validators))
+	errs[0] = byDefault
 	var wg sync.WaitGroup
 	last := len(validators) - 1
 	for i, p := range validators[:last] {
@@ -70,7 +79,7 @@ func (r *Relay) validate(ctx context.Context, c *creation, merged *api.CreateCon
 	}
 	errs[1+last] = r.validateWith(ctx, dl, validators[last], out.to(validators[last]))
 	wg.Wait()
-	return validators, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // consulted is the set of plugins whose CreateContainer reply was taken for
