@@ -25,6 +25,9 @@ type Create struct {
 	handedOut bool
 	// ownersHandedOut is handedOut for the ownership table (Owners).
 	ownersHandedOut bool
+	// rep merges the reply being applied; kept, with its claim functions,
+	// for the next reply (reply).
+	rep createReply
 }
 
 // createState is what replies change besides the request's container.
@@ -82,7 +85,7 @@ func (c *Create) Apply(plugin string, rsp *api.CreateContainerResponse) error {
 		c.st.adjust, c.handedOut = cloneMsg(c.st.adjust), false
 	}
 	if c.ownersHandedOut {
-		c.st.owners, c.ownersHandedOut = c.st.owners.clone(), false
+		c.st.owners, c.ownersHandedOut = *c.st.owners.clone(), false
 	}
 	if err := c.apply(plugin, rsp); err != nil {
 		c.failed = err
@@ -164,19 +167,17 @@ type createReply struct {
 	ctr    *api.Container
 }
 
+// reply readies c.rep for plugin's reply. Its claim functions, made for
+// the first reply, read the plugin, table and container from it: one
+// reply's merge costs no allocation of its own.
 func (c *Create) reply(plugin string) *createReply {
-	o, id := c.st.owners, c.id
-	return &createReply{
-		claims: claims{
-			plugin: plugin,
-			claim:  o.claimer(id, plugin),
-			clear:  func(f api.Field, key string) { o.clear(id, f, key, plugin) },
-		},
-		owners: o,
-		id:     id,
-		out:    c.st.adjust,
-		ctr:    c.req.Container,
+	r := &c.rep
+	if r.claim == nil {
+		r.claim = func(f api.Field, key string) error { return r.owners.claim(r.id, f, key, r.plugin) }
+		r.clear = func(f api.Field, key string) { r.owners.clear(r.id, f, key, r.plugin) }
 	}
+	r.plugin, r.owners, r.id, r.out, r.ctr = plugin, &c.st.owners, c.id, c.st.adjust, c.req.Container
+	return r
 }
 
 // merge applies an adjustment field by field in the order of the reference.

@@ -31,9 +31,6 @@ type updateEntry struct {
 	hugepages []*api.HugepageLimit
 }
 
-// newUpdates returns an empty list; its map is made on first use.
-func newUpdates() *updates { return &updates{} }
-
 func (us *updates) put(id string, e *updateEntry) {
 	if us.entries == nil {
 		us.entries = map[string]*updateEntry{}
@@ -206,20 +203,20 @@ func (e *updateEntry) resources() *api.LinuxResources {
 // updateState is what update and eviction lists change: the whole state of
 // Update and Stop, and part of Create's.
 type updateState struct {
-	owners  *owners
-	updates *updates
+	// owners and updates are values: their first use allocates only what
+	// a reply claims or updates.
+	owners  owners
+	updates updates
 	evictions
 	dropped []error
 }
 
-func newUpdateState() updateState {
-	return updateState{owners: newOwners(), updates: newUpdates()}
-}
+func newUpdateState() updateState { return updateState{} }
 
 func (s *updateState) clone() updateState {
 	return updateState{
-		owners:    s.owners.clone(),
-		updates:   s.updates.clone(),
+		owners:    *s.owners.clone(),
+		updates:   *s.updates.clone(),
 		evictions: s.evictions.clone(),
 		dropped:   append([]error(nil), s.dropped...),
 	}
@@ -228,7 +225,7 @@ func (s *updateState) clone() updateState {
 // apply merges a plugin's updates, then its evictions (evict.go). On error
 // the caller restores a clone.
 func (s *updateState) apply(plugin string, upd []*api.ContainerUpdate, evict []*api.ContainerEviction) error {
-	dropped, err := s.updates.merge(s.owners, plugin, upd)
+	dropped, err := s.updates.merge(&s.owners, plugin, upd)
 	if err != nil {
 		return err
 	}
