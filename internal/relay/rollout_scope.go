@@ -94,46 +94,45 @@ func (r *Relay) logOutOfScope(p *plugin, call string, updates []*api.ContainerUp
 	}
 }
 
+// scopedChanges are a filtered plugin's updates and evictions in its reply
+// to call without those of containers outside its scope, logged; changed
+// is false when none was dropped.
+func (r *Relay) scopedChanges(p *plugin, call string, updates []*api.ContainerUpdate, evictions []*api.ContainerEviction) (_ []*api.ContainerUpdate, _ []*api.ContainerEviction, changed bool) {
+	if p.rollout.filter == nil || len(updates)+len(evictions) == 0 {
+		return updates, evictions, false
+	}
+	kept, dropped := r.inScope(p, updates)
+	left, gone := r.evictionsInScope(p, evictions)
+	if dropped == nil && gone == 0 {
+		return updates, evictions, false
+	}
+	r.logOutOfScope(p, call, dropped, gone)
+	return kept, left, true
+}
+
 // scopedCreateReply is a filtered plugin's CreateContainer reply without
 // the updates and evictions of containers outside its scope.
 func (r *Relay) scopedCreateReply(p *plugin, rsp *api.CreateContainerResponse) *api.CreateContainerResponse {
-	if p.rollout.filter == nil || len(rsp.GetUpdate())+len(rsp.GetEvict()) == 0 {
-		return rsp
+	if updates, evictions, changed := r.scopedChanges(p, "CreateContainer", rsp.GetUpdate(), rsp.GetEvict()); changed {
+		return &api.CreateContainerResponse{Adjust: rsp.GetAdjust(), Update: updates, Evict: evictions}
 	}
-	updates, dropped := r.inScope(p, rsp.GetUpdate())
-	evictions, gone := r.evictionsInScope(p, rsp.GetEvict())
-	if dropped == nil && gone == 0 {
-		return rsp
-	}
-	r.logOutOfScope(p, "CreateContainer", dropped, gone)
-	return &api.CreateContainerResponse{Adjust: rsp.GetAdjust(), Update: updates, Evict: evictions}
+	return rsp
 }
 
 // scopedUpdateReply is scopedCreateReply for UpdateContainer.
 func (r *Relay) scopedUpdateReply(p *plugin, rsp *api.UpdateContainerResponse) *api.UpdateContainerResponse {
-	if p.rollout.filter == nil || len(rsp.GetUpdate())+len(rsp.GetEvict()) == 0 {
-		return rsp
+	if updates, evictions, changed := r.scopedChanges(p, "UpdateContainer", rsp.GetUpdate(), rsp.GetEvict()); changed {
+		return &api.UpdateContainerResponse{Update: updates, Evict: evictions}
 	}
-	updates, dropped := r.inScope(p, rsp.GetUpdate())
-	evictions, gone := r.evictionsInScope(p, rsp.GetEvict())
-	if dropped == nil && gone == 0 {
-		return rsp
-	}
-	r.logOutOfScope(p, "UpdateContainer", dropped, gone)
-	return &api.UpdateContainerResponse{Update: updates, Evict: evictions}
+	return rsp
 }
 
 // scopedStopReply is scopedCreateReply for StopContainer.
 func (r *Relay) scopedStopReply(p *plugin, rsp *api.StopContainerResponse) *api.StopContainerResponse {
-	if p.rollout.filter == nil || len(rsp.GetUpdate()) == 0 {
-		return rsp
+	if updates, _, changed := r.scopedChanges(p, "StopContainer", rsp.GetUpdate(), nil); changed {
+		return &api.StopContainerResponse{Update: updates}
 	}
-	updates, dropped := r.inScope(p, rsp.GetUpdate())
-	if dropped == nil {
-		return rsp
-	}
-	r.logOutOfScope(p, "StopContainer", dropped, 0)
-	return &api.StopContainerResponse{Update: updates}
+	return rsp
 }
 
 // scopedUnsolicited moves a filtered plugin's unsolicited updates of
