@@ -14,25 +14,8 @@ import (
 	"testing"
 
 	"github.com/nrikit/nrikit/adaptation"
+	"github.com/nrikit/nrikit/internal/testgid"
 )
-
-// unusedGID is a group id no group of this host has: chown to it works as
-// root without creating a group.
-func unusedGID(t *testing.T) int {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Fatal("giving the socket to another group needs root")
-	}
-	for gid := 40000; gid < 60000; gid++ {
-		_, err := user.LookupGroupId(strconv.Itoa(gid))
-		var unknown user.UnknownGroupIdError
-		if errors.As(err, &unknown) {
-			return gid
-		}
-	}
-	t.Fatal("no unused gid in [40000, 60000)")
-	return 0
-}
 
 // searchable lets anyone search the env's directory (a temporary one is
 // 0700), which is on the way to its socket: a socket group's members must
@@ -68,7 +51,7 @@ func TestSocketIsTheRuntimesAloneByDefault(t *testing.T) {
 // directory 0750, both the group's; the runtime's own 0700 directory left
 // by an earlier start without a group is opened the same way.
 func TestSocketGroup(t *testing.T) {
-	gid := unusedGID(t)
+	gid := testgid.Unused(t)
 	probe := newEnv(t)
 	searchable(t, probe)
 	probe.start()
@@ -83,7 +66,7 @@ func TestSocketGroup(t *testing.T) {
 // operator made (not the runtime's own 0700 one) keeps its mode and group;
 // the socket is still the group's.
 func TestSocketGroupLeavesTheOperatorsDirectory(t *testing.T) {
-	gid := unusedGID(t)
+	gid := testgid.Unused(t)
 	probe := newEnv(t)
 	searchable(t, probe)
 	dir := filepath.Dir(probe.socket)
@@ -125,7 +108,7 @@ func TestSocketGroupUnknown(t *testing.T) {
 // under a directory they cannot search, fails Start naming the directory,
 // before any plugin is launched.
 func TestSocketGroupUnreachable(t *testing.T) {
-	gid := unusedGID(t)
+	gid := testgid.Unused(t)
 	e := newEnv(t, adaptation.WithSocketGroup(strconv.Itoa(gid)))
 	if err := os.Chmod(e.dir, 0o700); err != nil {
 		t.Fatal(err)

@@ -3,14 +3,14 @@
 package accept
 
 import (
-	"errors"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/nrikit/nrikit/internal/testgid"
 )
 
 // TestLookupGroupBoundsTheGID: a gid the kernel cannot store is refused,
@@ -26,22 +26,6 @@ func TestLookupGroupBoundsTheGID(t *testing.T) {
 	if g, err := LookupGroup("4294967294"); err != nil || g.GID() != 4294967294 {
 		t.Errorf("LookupGroup(4294967294): %v, %v", g, err)
 	}
-}
-
-// freeGID is a group id no group of this host has: chown to it works as
-// root without creating a group.
-func freeGID(t *testing.T) int {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Fatal("giving a directory to another group needs root")
-	}
-	for gid := 40000; gid < 60000; gid++ {
-		if _, err := user.LookupGroupId(strconv.Itoa(gid)); errors.As(err, new(user.UnknownGroupIdError)) {
-			return gid
-		}
-	}
-	t.Fatal("no unused gid in [40000, 60000)")
-	return 0
 }
 
 func ownerGroup(t *testing.T, path string) (os.FileMode, int) {
@@ -69,7 +53,7 @@ func reachableDir(t *testing.T) string {
 // creates on the way to the socket are the group's, 0750, so that its
 // members reach the socket; those that were there are left alone.
 func TestListenGivesTheGroupTheDirectoriesItCreates(t *testing.T) {
-	gid := freeGID(t)
+	gid := testgid.Unused(t)
 	base := reachableDir(t)
 	path := filepath.Join(base, "a", "b", "nri.sock")
 	l, err := Listen(path, &Group{name: strconv.Itoa(gid), gid: gid})
@@ -91,7 +75,7 @@ func TestListenGivesTheGroupTheDirectoriesItCreates(t *testing.T) {
 // to the socket that the group's members cannot search is named, and
 // nothing listens: a socket they cannot reach is an operator's puzzle.
 func TestListenRefusesADirectoryTheGroupCannotSearch(t *testing.T) {
-	gid := freeGID(t)
+	gid := testgid.Unused(t)
 	base := reachableDir(t)
 	closed := filepath.Join(base, "closed")
 	if err := os.Mkdir(closed, 0o700); err != nil {
