@@ -146,7 +146,23 @@ func TestAwaitPluginsLateJoinNeverEndsInDeadlineExceeded(t *testing.T) {
 // pod, and turns true again when that plugin joins.
 func TestNRIPluginsReadyFollowsPodsThatLackedAPlugin(t *testing.T) {
 	cfg := adaptation.Config{PluginReadiness: &adaptation.ReadinessConfig{Wait: adaptation.Duration(100 * time.Millisecond)}}
-	e := newEnv(t, cfg.Options()...)
+	flips := make(chan adaptation.Readiness, 16)
+	e := newEnv(t, append(cfg.Options(), adaptation.WithReadinessChanges(func(r adaptation.Readiness) { flips <- r }))...)
+	// flipTo waits for the callback's flip to ready (or not), passing the
+	// flips before it: the callback tells them in order.
+	flipTo := func(ready bool) {
+		t.Helper()
+		for {
+			select {
+			case r := <-flips:
+				if r.Ready == ready {
+					return
+				}
+			case <-time.After(waitLimit):
+				t.Fatalf("no flip to ready=%v", ready)
+			}
+		}
+	}
 	e.start()
 	if c := e.a.Readiness().Condition(); !c.Status {
 		t.Fatalf("condition %+v before any pod, want ready", c)
@@ -160,8 +176,12 @@ func TestNRIPluginsReadyFollowsPodsThatLackedAPlugin(t *testing.T) {
 	if c.Status || c.Reason != adaptation.ConditionPluginsNotActive || c.Message != `"gate" never connected (required by pod default/pod-web)` {
 		t.Errorf("condition %+v, want not ready naming gate and the pod", c)
 	}
+	flipTo(false)
 	e.external(gateIdx, gateName, testplugin.Config{})
 	e.waitPlugins(gateID)
+	// Plugins lists the plugin as it enters the dispatch list, a moment
+	// before the gate hears of it: the flip says when it did.
+	flipTo(true)
 	if r := e.a.Readiness(); !r.Ready {
 		t.Errorf("Readiness %+v once the plugin joined, want ready", r)
 	}
