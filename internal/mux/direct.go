@@ -130,7 +130,7 @@ func (m *Mux) writeMessage(c *conn, msg []byte, deadline time.Time) error {
 	var n int
 	var err error
 	if first == payload {
-		n, err = m.trunk.Write(msg)
+		n, err = m.io.Write(msg)
 	} else {
 		// The rest's header goes between the two parts: writev, with the
 		// Buffers on the Mux's own array, which allocates nothing.
@@ -138,7 +138,7 @@ func (m *Mux) writeMessage(c *conn, msg []byte, deadline time.Time) error {
 		rest := appendHeader(m.dhdr[:0], c.id, payload-first)
 		m.dvec = append(m.darr[:0], msg[:headerSize+first], rest, msg[headerSize+first:])
 		var n64 int64
-		n64, err = m.dvec.WriteTo(m.trunk)
+		n64, err = m.io.writeBuffers(&m.dvec)
 		n = int(n64)
 		m.dvec, m.darr = nil, [3][]byte{} // do not keep the caller's buffer
 	}

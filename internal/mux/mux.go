@@ -41,6 +41,7 @@ const (
 // goroutine, the trunk reader, which ends when the trunk ends or on Close.
 type Mux struct {
 	trunk net.Conn
+	io    trunkIO // the trunk's reads and writes
 	cfg   config
 
 	unblock     chan struct{}
@@ -72,6 +73,7 @@ type Mux struct {
 func New(trunk net.Conn, opts ...Option) *Mux {
 	m := &Mux{
 		trunk:      trunk,
+		io:         newTrunkIO(trunk),
 		cfg:        newConfig(opts),
 		unblock:    make(chan struct{}),
 		readerDone: make(chan struct{}),

@@ -13,7 +13,7 @@ func (m *Mux) readLoop() {
 	case <-m.done:
 		return
 	}
-	m.shutdown(m.readFramesSafely(newFrameReader(m.trunk)))
+	m.shutdown(m.readFramesSafely(newFrameReader(m.io)))
 }
 
 // readFramesSafely is readFrames, with a panic in it (in code the peer's

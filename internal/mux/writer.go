@@ -26,7 +26,7 @@ func (m *Mux) writeFrame(c *conn, p []byte) error {
 	var n int
 	var err error
 	if len(p) <= cap(m.wbuf)-len(hdr) {
-		n, err = m.trunk.Write(append(hdr, p...)) // small: one copy, one write
+		n, err = m.io.Write(append(hdr, p...)) // small: one copy, one write
 	} else {
 		// Large: header and payload in one writev where the trunk is a
 		// socket, without copying the payload. WriteTo consumes the
@@ -34,7 +34,7 @@ func (m *Mux) writeFrame(c *conn, p []byte) error {
 		// time, which allocates nothing.
 		m.wvec = append(m.warr[:0], hdr, p)
 		var n64 int64
-		n64, err = m.wvec.WriteTo(m.trunk)
+		n64, err = m.io.writeBuffers(&m.wvec)
 		n = int(n64)
 		m.wvec, m.warr = nil, [2][]byte{} // do not keep the caller's buffer
 	}
