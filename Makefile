@@ -77,9 +77,12 @@ unit:
 
 # The trunk's raw system calls are built only without the race detector
 # (under it, they go through package syscall, which tells the detector of
-# them): the packages that use them run here once more without it.
+# them): the packages that use them, and the tests of plugins that stall,
+# freeze, flood or send garbage on real sockets, run here once more without it.
+NORACE_ADAPTATION := Stall|Frozen|Hostile|Flood|Garbage|CallerDeadline
 unit-norace:
 	$(GO) test -count=1 -timeout 10m $(TEST_FLAGS) ./internal/mux ./internal/pluginconn
+	$(GO) test -count=1 -timeout 10m -run '$(NORACE_ADAPTATION)' $(TEST_FLAGS) ./adaptation
 
 # Tests that move a big node's state are too slow under the race detector,
 # which they skip; they run here without it.
