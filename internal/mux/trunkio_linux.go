@@ -24,7 +24,7 @@ func newTrunkIO(trunk net.Conn) trunkIO {
 	if err != nil || !nonBlocking(rc) {
 		return connIO{trunk}
 	}
-	r := &rawIO{rc: rc, network: networkOf(trunk), laddr: trunk.LocalAddr(), raddr: trunk.RemoteAddr()}
+	r := &rawIO{rc: rc, network: networkOf(uc), laddr: uc.LocalAddr(), raddr: uc.RemoteAddr()}
 	// Method values made once: a closure per call would be an allocation.
 	r.readFn, r.writeFn, r.writevFn = r.readOnce, r.writeAll, r.writevAll
 	return r
@@ -122,13 +122,10 @@ func (r *rawIO) writeAll(fd uintptr) bool {
 	return true
 }
 
-// writeBuffers writes b's buffers (at most three: a message's frames) with
-// writev, consuming b, so that the caller's net.Buffers behaves as after
-// net.Buffers.WriteTo.
+// writeBuffers writes b's buffers with writev, consuming b, so that the
+// caller's net.Buffers behaves as after net.Buffers.WriteTo. The mux's
+// messages have at most three (its frames), which fit in r.iovecs.
 func (r *rawIO) writeBuffers(b *net.Buffers) (int64, error) {
-	if len(*b) > len(r.iovecs) {
-		return b.WriteTo(r) // never with the mux's own messages
-	}
 	r.wvec, r.wn, r.werrn = b, 0, 0
 	err := r.rc.Write(r.writevFn)
 	n := r.wn
@@ -196,15 +193,9 @@ func (r *rawIO) opError(op string, err error) error {
 }
 
 // networkOf is c's network name, "unix" for a socket pair's end too.
-func networkOf(c net.Conn) string {
-	switch a := c.LocalAddr().(type) {
-	case *net.UnixAddr:
-		if a != nil && a.Net != "" {
-			return a.Net
-		}
-	case nil:
-	default:
-		return a.Network()
+func networkOf(c *net.UnixConn) string {
+	if a, _ := c.LocalAddr().(*net.UnixAddr); a != nil && a.Net != "" {
+		return a.Net
 	}
 	return "unix"
 }

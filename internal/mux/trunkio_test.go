@@ -5,6 +5,7 @@ package mux
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"testing"
 	"time"
 )
@@ -51,8 +52,6 @@ func TestLargeWritesArriveWholeThroughSlowReads(t *testing.T) {
 }
 
 // slowReader reads at most 1000 bytes at a time.
-type slowReader struct {
-	r interface{ Read([]byte) (int, error) }
-}
+type slowReader struct{ r io.Reader }
 
 func (s slowReader) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), 1000)]) }
